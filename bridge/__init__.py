@@ -1,0 +1,1 @@
+"""Bridge: RDF <-> property-graph mapping and SPARQL <-> Cypher translation."""

@@ -1,0 +1,1 @@
+"""Protocol buffer definitions and generated gRPC code (imported only by server/)."""

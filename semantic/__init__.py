@@ -1,0 +1,1 @@
+"""Semantic layer: RDF store, OWL 2 RL reasoning with explanations, SHACL-gated writes."""

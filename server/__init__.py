@@ -1,0 +1,1 @@
+"""Entry points: CLI now; gRPC and HTTP endpoints, config and routing."""

@@ -1,0 +1,1 @@
+"""Structural layer: property graph, vectors and LightRAG-style retrieval (issue 3)."""
