@@ -1,0 +1,366 @@
+"""The semantic layer's façade: a knowledge base of named graphs, kept closed under OWL 2 RL and
+guarded by SHACL.
+
+Every committed write goes through :meth:`KnowledgeBase.write`: parse first (nothing is stored on
+error), validate strict domains against their shapes (a violation rejects the whole write), then
+store the asserted quads, update the closure incrementally, store the inferred delta in
+:data:`~hybridkg.semantic.base.INFERRED_GRAPH`, and report a :class:`ChangeSet` to every listener.
+No global state: a process may hold several knowledge bases.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import BinaryIO
+
+from pyoxigraph import DefaultGraph, NamedNode, Quad, RdfFormat, Triple
+
+from ..errors import InvalidInput, ShapeViolation
+from .base import (
+    INFERRED_GRAPH,
+    ChangeListener,
+    ChangeSet,
+    Explanation,
+    QueryResult,
+    Reasoner,
+    ReasoningSession,
+    ShapeValidator,
+    TripleStore,
+    ValidationResult,
+)
+from .domains import Domain, DomainPolicy
+from .formats import DEFAULT_MAX_BYTES, parse_document, resolve_format, serialize_triples
+from .gate import DomainShapes, as_warnings, check_write
+from .storeview import StoreGraphView
+
+log = logging.getLogger(__name__)
+
+#: Graph receiving data loaded with neither a graph nor a domain.
+DEFAULT_DATA_GRAPH = NamedNode("urn:hybridkg:graph:default")
+
+
+@dataclass(frozen=True)
+class LoadResult:
+    """What a load did."""
+
+    graph: str
+    domain: str | None
+    format: str
+    parsed: int
+    asserted_added: int
+    inferred_added: int
+    inferred_removed: int
+    warnings: tuple[ValidationResult, ...]
+    seconds: float
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "graph": self.graph,
+            "domain": self.domain,
+            "format": self.format,
+            "parsed": self.parsed,
+            "asserted": self.asserted_added,
+            "inferred": self.inferred_added,
+            "inferred_removed": self.inferred_removed,
+            "warnings": [w.to_json() for w in self.warnings],
+            "seconds": round(self.seconds, 4),
+        }
+
+
+@dataclass(frozen=True)
+class ReasonResult:
+    engine: str
+    asserted: int
+    inferred: int
+    inferred_added: int
+    inferred_removed: int
+    seconds: float
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "engine": self.engine,
+            "asserted": self.asserted,
+            "inferred": self.inferred,
+            "inferred_added": self.inferred_added,
+            "inferred_removed": self.inferred_removed,
+            "seconds": round(self.seconds, 4),
+        }
+
+
+class KnowledgeBase:
+    """Named graphs + OWL 2 RL closure + SHACL gate + change feed."""
+
+    def __init__(
+        self,
+        store: TripleStore,
+        *,
+        reasoner: Reasoner,
+        validator: ShapeValidator,
+        policy: DomainPolicy | None = None,
+        max_input_bytes: int = DEFAULT_MAX_BYTES,
+    ) -> None:
+        self.store = store
+        self.reasoner = reasoner
+        self.validator = validator
+        self.policy = policy if policy is not None else DomainPolicy()
+        self.max_input_bytes = max_input_bytes
+        self._session: ReasoningSession | None = None
+        self._listeners: list[ChangeListener] = []
+        self._shapes: dict[str, DomainShapes] = {}
+
+    # ------------------------------------------------------------------ change feed
+    def subscribe(self, listener: ChangeListener) -> Callable[[], None]:
+        """Call ``listener`` after every committed change; returns a function that unsubscribes."""
+        self._listeners.append(listener)
+        return lambda: self._listeners.remove(listener) if listener in self._listeners else None
+
+    def _publish(self, change: ChangeSet) -> None:
+        for listener in list(self._listeners):
+            try:
+                listener(change)
+            except Exception:  # a listener must never undo a committed write
+                log.exception("change listener %r failed", listener)
+
+    # ------------------------------------------------------------------ graphs
+    def asserted_graphs(self) -> list[NamedNode]:
+        return [g for g in self.store.graphs() if isinstance(g, NamedNode) and g != INFERRED_GRAPH]
+
+    def asserted_triples(self) -> set[Triple]:
+        out: set[Triple] = set()
+        for q in self.store.quads():
+            if q.graph_name != INFERRED_GRAPH:
+                out.add(q.triple)
+        return out
+
+    def inferred_triples(self) -> set[Triple]:
+        return {q.triple for q in self.store.quads(graph=INFERRED_GRAPH)}
+
+    def _resolve_target(self, graph: str | None, domain: str | None) -> tuple[NamedNode, Domain | None]:
+        dom = self.policy.get(domain) if domain else None
+        if graph:
+            if graph == INFERRED_GRAPH.value:
+                raise InvalidInput(f"{graph} holds inferred triples and cannot be written directly")
+            try:
+                target = NamedNode(graph)
+            except ValueError as e:
+                raise InvalidInput(f"graph name {graph!r} is not a valid IRI: {e}") from e
+            owner = self.policy.domain_of_graph(graph)
+            if dom is None:
+                dom = owner
+            elif owner is not None and owner.name != dom.name:
+                raise InvalidInput(f"graph {graph} belongs to domain {owner.name!r}, not {dom.name!r}")
+            return target, dom
+        if dom is not None:
+            return NamedNode(dom.data_graph), dom
+        return DEFAULT_DATA_GRAPH, None
+
+    def _domain_shapes(self, domain: Domain) -> DomainShapes:
+        if domain.name not in self._shapes:
+            self._shapes[domain.name] = DomainShapes(domain)
+        return self._shapes[domain.name]
+
+    # ------------------------------------------------------------------ reasoning state
+    def _reasoning_session(self) -> ReasoningSession:
+        if self._session is None:
+            self._session = self.reasoner.session(self.asserted_triples())
+            stored = self.inferred_triples()
+            wanted = set(self._session.inferred)
+            if stored != wanted:  # reconcile a store written by another engine or version
+                self.store.remove(Quad(t.subject, t.predicate, t.object, INFERRED_GRAPH) for t in stored - wanted)
+                self.store.add([Quad(t.subject, t.predicate, t.object, INFERRED_GRAPH) for t in wanted - stored])
+        return self._session
+
+    # ------------------------------------------------------------------ writes
+    def write(
+        self,
+        added: Iterable[Quad] = (),
+        removed: Iterable[Quad] = (),
+        *,
+        domain: Domain | None = None,
+        bulk: bool = False,
+    ) -> ChangeSet:
+        """Commit one change: validate (strict domains), store, update the closure, notify."""
+        add_q = [q for q in dict.fromkeys(added) if q.graph_name != INFERRED_GRAPH]
+        rem_q = [q for q in dict.fromkeys(removed) if q.graph_name != INFERRED_GRAPH]
+        graphs_touched = {q.graph_name for q in add_q}
+        fresh = {g for g in graphs_touched if isinstance(g, NamedNode) and g not in set(self.store.graphs())}
+        add_q = [q for q in add_q if q.graph_name in fresh or not self._contains(q)]
+        rem_q = [q for q in rem_q if self._contains(q)]
+        warnings: tuple[ValidationResult, ...] = ()
+        if domain is not None and (add_q or rem_q):
+            report = check_write(
+                store=self.store, domain=domain, shapes=self._domain_shapes(domain),
+                reasoner=self.reasoner, validator=self.validator, added=add_q, removed=rem_q,
+            )
+            if domain.strict and not report.conforms:
+                raise ShapeViolation(
+                    f"write rejected: {len(report.violations)} SHACL violation(s) in strict domain "
+                    f"{domain.name!r}; nothing was stored", report,
+                )
+            warnings = as_warnings(report) if not domain.strict else report.results
+        if not add_q and not rem_q:
+            return ChangeSet(domain=domain.name if domain else None, warnings=warnings)
+
+        session = self._reasoning_session()
+        # a triple leaves the asserted set only when no other graph still asserts it
+        removed_quads = set(rem_q)
+        gone = [
+            q.triple for q in rem_q
+            if not any(
+                o.graph_name != INFERRED_GRAPH and o not in removed_quads
+                for o in self.store.quads(q.subject, q.predicate, q.object)
+            )
+        ]
+        try:
+            if rem_q:
+                self.store.remove(rem_q)
+            delta = session.apply(added=[q.triple for q in add_q], removed=gone)
+            inferred_add = [Quad(t.subject, t.predicate, t.object, INFERRED_GRAPH) for t in delta.added]
+            inferred_rem = [Quad(t.subject, t.predicate, t.object, INFERRED_GRAPH) for t in delta.removed]
+            self.store.add(add_q + inferred_add, bulk=bulk)
+            if inferred_rem:
+                self.store.remove(inferred_rem)
+        except Exception:
+            self._session = None  # rebuilt from the store on next use
+            raise
+        change = ChangeSet(
+            asserted_added=tuple(add_q),
+            asserted_removed=tuple(rem_q),
+            inferred_added=tuple(delta.added),
+            inferred_removed=tuple(delta.removed),
+            domain=domain.name if domain else None,
+            warnings=warnings,
+        )
+        self._publish(change)
+        return change
+
+    def _contains(self, q: Quad) -> bool:
+        return next(iter(self.store.quads(q.subject, q.predicate, q.object, q.graph_name)), None) is not None
+
+    def load(
+        self,
+        source: bytes | str | Path | BinaryIO,
+        *,
+        fmt: str | None = None,
+        graph: str | None = None,
+        domain: str | None = None,
+        base_iri: str | None = None,
+        bulk: bool = False,
+        progress: bool = False,
+    ) -> LoadResult:
+        """Parse a whole document (atomically) into a named graph and commit it."""
+        start = time.perf_counter()
+        filename = source if isinstance(source, Path) else None
+        rdf_format = resolve_format(fmt, filename)
+        target, dom = self._resolve_target(graph, domain)
+        doc = self._parse(source, rdf_format, target, base_iri, progress)
+        change = self.write(doc, domain=dom, bulk=bulk)
+        return LoadResult(
+            graph=target.value, domain=dom.name if dom else None, format=rdf_format.name, parsed=len(doc),
+            asserted_added=len(change.asserted_added), inferred_added=len(change.inferred_added),
+            inferred_removed=len(change.inferred_removed), warnings=change.warnings,
+            seconds=time.perf_counter() - start,
+        )
+
+    def _parse(
+        self, source: bytes | str | Path | BinaryIO, fmt: RdfFormat, target: NamedNode,
+        base_iri: str | None, progress: bool,
+    ) -> list[Quad]:
+        bar = None
+        if progress and isinstance(source, Path) and source.is_file():
+            from tqdm import tqdm
+
+            bar = tqdm(total=source.stat().st_size, unit="B", unit_scale=True, desc=f"parse {source.name}")
+        try:
+            doc = parse_document(
+                source, fmt, target, max_bytes=self.max_input_bytes, base_iri=base_iri,
+                on_read=bar.update if bar is not None else None,
+            )
+        finally:
+            if bar is not None:
+                bar.close()
+        for q in doc.quads:
+            if q.graph_name == INFERRED_GRAPH:
+                raise InvalidInput(f"the document writes into {INFERRED_GRAPH.value}, which holds inferred triples")
+        return doc.quads
+
+    def replace_graph(
+        self, graph: str, source: bytes | str | Path | BinaryIO, *, fmt: str | None = None,
+        domain: str | None = None,
+    ) -> ChangeSet:
+        """Replace a named graph's content in one validated change."""
+        filename = source if isinstance(source, Path) else None
+        target, dom = self._resolve_target(graph, domain)
+        new = self._parse(source, resolve_format(fmt, filename), target, None, False)
+        old = list(self.store.quads(graph=target))
+        new_set = set(new)
+        old_set = set(old)
+        return self.write([q for q in new if q not in old_set], [q for q in old if q not in new_set], domain=dom)
+
+    def drop_graph(self, graph: str) -> ChangeSet:
+        target, dom = self._resolve_target(graph, None)
+        return self.write((), list(self.store.quads(graph=target)), domain=dom)
+
+    def export(self, graph: str, fmt: str = "turtle") -> bytes:
+        target = NamedNode(graph) if graph != "default" else DefaultGraph()
+        return serialize_triples(list(self.store.quads(graph=target)), resolve_format(fmt))
+
+    # ------------------------------------------------------------------ domains
+    def ensure_domain(self, name: str, *, with_demo_data: bool = False) -> list[LoadResult]:
+        """Load a domain's ontology (and optionally its demo data) if its graphs are empty."""
+        dom = self.policy.get(name)
+        results = []
+        present = set(self.store.graphs())
+        wanted = [(dom.ontology, dom.ontology_graph)]
+        if with_demo_data:
+            wanted.append((dom.demo_data, dom.data_graph))
+        for rel, graph in wanted:
+            path = dom.path_of(rel)
+            if path is not None and NamedNode(graph) not in present:
+                results.append(self.load(path, graph=graph, domain=name))
+        return results
+
+    # ------------------------------------------------------------------ reads
+    def query(self, sparql: str, *, inference: bool = True) -> QueryResult:
+        if inference:
+            return self.store.query(sparql)
+        return self.store.query(sparql, default_graphs=self.asserted_graphs())
+
+    def explain(self, triple: Triple) -> Explanation:
+        from .reasoning.explain import explain
+
+        return explain(triple, StoreGraphView(self.store))
+
+    def reason(self, reasoner: Reasoner | None = None) -> ReasonResult:
+        """Recompute the whole closure (optionally with another engine) and store the difference."""
+        start = time.perf_counter()
+        engine = reasoner or self.reasoner
+        asserted = self.asserted_triples()
+        session = engine.session(asserted)
+        wanted = set(session.inferred)
+        stored = self.inferred_triples()
+        to_add, to_remove = wanted - stored, stored - wanted
+        if to_remove:
+            self.store.remove(Quad(t.subject, t.predicate, t.object, INFERRED_GRAPH) for t in to_remove)
+        if to_add:
+            self.store.add([Quad(t.subject, t.predicate, t.object, INFERRED_GRAPH) for t in to_add])
+        if engine is self.reasoner:
+            self._session = session
+        else:
+            self._session = None
+        if to_add or to_remove:
+            self._publish(ChangeSet(inferred_added=tuple(to_add), inferred_removed=tuple(to_remove)))
+        return ReasonResult(
+            engine=engine.name, asserted=len(asserted), inferred=len(wanted),
+            inferred_added=len(to_add), inferred_removed=len(to_remove),
+            seconds=time.perf_counter() - start,
+        )
+
+    def flush(self) -> None:
+        flush = getattr(self.store, "flush", None)
+        if flush is not None:
+            flush()

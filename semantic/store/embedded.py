@@ -1,0 +1,103 @@
+"""Embedded pyoxigraph store, on disk (a directory) or in memory."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from pathlib import Path
+
+from pyoxigraph import BlankNode, NamedNode, Quad, Store
+
+from ...errors import BackendUnavailable, InvalidQuery
+from ..base import GraphName, Object, QueryResult, Subject
+from .results import to_query_result
+
+
+class OxigraphStore:
+    """A :class:`~hybridkg.semantic.base.TripleStore` over an embedded pyoxigraph ``Store``."""
+
+    def __init__(self, path: str | Path | None = None) -> None:
+        self.path = Path(path) if path is not None else None
+        try:
+            if self.path is None:
+                self._store = Store()
+            else:
+                self.path.mkdir(parents=True, exist_ok=True)
+                self._store = Store(str(self.path))
+        except OSError as e:
+            raise BackendUnavailable(
+                f"cannot open the store at {self.path}: {e}; is another hybridkg process using it?"
+            ) from e
+
+    def __repr__(self) -> str:
+        return f"OxigraphStore({str(self.path) if self.path else 'memory'})"
+
+    def query(self, sparql: str, *, default_graphs: Sequence[NamedNode] | None = None) -> QueryResult:
+        try:
+            if default_graphs is None:
+                raw = self._store.query(sparql, use_default_graph_as_union=True)
+            else:
+                raw = self._store.query(sparql, default_graph=list(default_graphs))
+            return to_query_result(raw)
+        except SyntaxError as e:
+            raise InvalidQuery(f"SPARQL syntax error: {e.msg}") from e
+        except (ValueError, OSError) as e:
+            raise InvalidQuery(f"SPARQL query failed: {e}") from e
+
+    def update(self, sparql: str) -> None:
+        try:
+            self._store.update(sparql)
+        except SyntaxError as e:
+            raise InvalidQuery(f"SPARQL update syntax error: {e.msg}") from e
+        except (ValueError, OSError) as e:
+            raise InvalidQuery(f"SPARQL update failed: {e}") from e
+
+    def add(self, quads: Iterable[Quad], *, bulk: bool = False) -> int:
+        items = quads if isinstance(quads, list) else list(quads)
+        if bulk:
+            self._store.bulk_extend(items)
+        else:
+            self._store.extend(items)
+        return len(items)
+
+    def remove(self, quads: Iterable[Quad]) -> int:
+        items = list(quads)
+        if not items:
+            return 0
+        # One transaction for ground quads: a DELETE DATA update is atomic in oxigraph. SPARQL
+        # forbids blank nodes in DELETE DATA, so those quads are removed one by one.
+        ground = [q for q in items if not _has_bnode(q)]
+        if ground:
+            body = "\n".join(f"GRAPH {q.graph_name} {{ {q.subject} {q.predicate} {q.object} }}" for q in ground)
+            self._store.update(f"DELETE DATA {{ {body} }}")
+        for q in items:
+            if _has_bnode(q):
+                self._store.remove(q)
+        return len(items)
+
+    def quads(
+        self,
+        subject: Subject | None = None,
+        predicate: NamedNode | None = None,
+        object: Object | None = None,  # noqa: A002
+        graph: GraphName | None = None,
+    ) -> Iterator[Quad]:
+        return iter(self._store.quads_for_pattern(subject, predicate, object, graph))
+
+    def graphs(self) -> list[NamedNode | BlankNode]:
+        return list(self._store.named_graphs())
+
+    def clear_graph(self, graph: NamedNode) -> None:
+        if self._store.contains_named_graph(graph):
+            self._store.remove_graph(graph)
+
+    def flush(self) -> None:
+        if self.path is not None:
+            self._store.flush()
+
+
+def _has_bnode(q: Quad) -> bool:
+    return (
+        isinstance(q.subject, BlankNode)
+        or isinstance(q.object, BlankNode)
+        or isinstance(q.graph_name, BlankNode)
+    )

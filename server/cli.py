@@ -1,0 +1,221 @@
+"""The ``hybridkg`` command line: a stable contract other tools script against.
+
+Exit codes: 0 success, 1 ``validate`` found violations, 2 error (message on stderr).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from ..errors import HybridKGError, InvalidInput, ShapeViolation
+from .config import Settings, load_settings
+
+EXIT_OK, EXIT_VIOLATES, EXIT_ERROR = 0, 1, 2
+
+#: Files above this size take the bulk-load path automatically.
+BULK_THRESHOLD_BYTES = 64 << 20
+
+
+def _common(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--store", metavar="DIR", help="embedded store directory (default: ./hybridkg-store)")
+    p.add_argument("--config", metavar="FILE", help="settings file (YAML or TOML)")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="hybridkg", description=__doc__.splitlines()[0] if __doc__ else None)
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("load", help="load RDF files into a named graph (validated for strict domains)")
+    _common(p)
+    p.add_argument("--graph", metavar="IRI", help="target named graph (default: the domain's data graph)")
+    p.add_argument("--domain", metavar="NAME", help="domain from the policy file (strict domains are validated)")
+    p.add_argument("--format", metavar="F", help="RDF format (default: from the file extension)")
+    p.add_argument("--bulk", action="store_true", help="use the bulk path (automatic above 64 MiB)")
+    p.add_argument("--json", action="store_true", help="print a JSON summary")
+    p.add_argument("files", nargs="+", metavar="FILE")
+
+    p = sub.add_parser("reason", help="recompute the OWL 2 RL closure")
+    _common(p)
+    p.add_argument("--engine", choices=["reasonable", "owlrl"], help="reasoning engine (default: from config)")
+    p.add_argument("--json", action="store_true", help="print a JSON summary")
+
+    p = sub.add_parser("sparql", help="run a SPARQL query; prints SPARQL JSON results, N-Triples for CONSTRUCT")
+    _common(p)
+    p.add_argument("--no-inference", action="store_true", help="query asserted triples only")
+    p.add_argument("query", metavar="QUERY|@FILE")
+
+    p = sub.add_parser("explain", help="explain why a triple holds (JSON derivation tree)")
+    _common(p)
+    p.add_argument("triple", metavar="'<s> <p> <o> .'")
+
+    p = sub.add_parser("validate", help="validate RDF files against SHACL shapes (exit 1 if they violate)")
+    _common(p)
+    p.add_argument("--shapes", required=True, metavar="FILE", help="SHACL shapes file")
+    p.add_argument("--no-inference", action="store_true", help="validate the data as written, without its closure")
+    p.add_argument("data", nargs="+", metavar="DATA")
+
+    p = sub.add_parser("demo", help="load the bundled demo knowledge base, reason, validate, query, explain")
+    _common(p)
+    return parser
+
+
+def _settings(args: argparse.Namespace) -> Settings:
+    settings = load_settings(args.config)
+    if args.store:
+        settings.store.backend = settings.store.backend.__class__("embedded")
+        settings.store.path = Path(args.store)
+    return settings
+
+
+def _open(args: argparse.Namespace) -> Any:
+    from .app import open_knowledge_base
+
+    return open_knowledge_base(_settings(args))
+
+
+def _print_json(obj: object) -> None:
+    sys.stdout.write(json.dumps(obj, indent=2, ensure_ascii=False) + "\n")
+
+
+def cmd_load(args: argparse.Namespace) -> int:
+    kb = _open(args)
+    results = []
+    for name in args.files:
+        path = Path(name)
+        if not path.is_file():
+            raise InvalidInput(f"no such file: {path}")
+        bulk = args.bulk or path.stat().st_size > BULK_THRESHOLD_BYTES
+        results.append(
+            kb.load(path, fmt=args.format, graph=args.graph, domain=args.domain, bulk=bulk, progress=True)
+        )
+    kb.flush()
+    if args.json:
+        _print_json({
+            "files": [r.to_json() for r in results],
+            "triples_asserted": sum(r.asserted_added for r in results),
+            "triples_inferred": sum(r.inferred_added for r in results),
+            "seconds": round(sum(r.seconds for r in results), 4),
+        })
+    else:
+        for name, r in zip(args.files, results, strict=True):
+            print(f"{name}: {r.asserted_added} asserted, {r.inferred_added} inferred into {r.graph} "
+                  f"({r.seconds:.2f} s)")
+            for w in r.warnings:
+                print(f"  warning: {w.focus} {w.path or ''}: {w.message}")
+    return EXIT_OK
+
+
+def cmd_reason(args: argparse.Namespace) -> int:
+    kb = _open(args)
+    reasoner = None
+    if args.engine:
+        from ..semantic.reasoning.factory import make_reasoner
+
+        reasoner = make_reasoner(args.engine)
+    result = kb.reason(reasoner)
+    kb.flush()
+    if args.json:
+        _print_json(result.to_json())
+    else:
+        print(f"{result.engine}: {result.asserted} asserted, {result.inferred} inferred "
+              f"(+{result.inferred_added} -{result.inferred_removed}) in {result.seconds:.2f} s")
+    return EXIT_OK
+
+
+def _read_query(text: str) -> str:
+    if text.startswith("@"):
+        path = Path(text[1:])
+        if not path.is_file():
+            raise InvalidInput(f"no such query file: {path}")
+        return path.read_text(encoding="utf-8")
+    return text
+
+
+def cmd_sparql(args: argparse.Namespace) -> int:
+    from .sparql_json import ntriples, results_json
+
+    kb = _open(args)
+    result = kb.query(_read_query(args.query), inference=not args.no_inference)
+    if result.kind == "graph":
+        sys.stdout.write(ntriples(result))
+    else:
+        _print_json(results_json(result))
+    return EXIT_OK
+
+
+def cmd_explain(args: argparse.Namespace) -> int:
+    from ..semantic.ntriples import parse_triple
+
+    kb = _open(args)
+    _print_json(kb.explain(parse_triple(args.triple)).to_json())
+    return EXIT_OK
+
+
+def cmd_validate(args: argparse.Namespace) -> int:
+    from pyoxigraph import NamedNode
+
+    from ..semantic.formats import parse_document, resolve_format
+    from ..semantic.reasoning.factory import make_reasoner
+    from ..semantic.validation.factory import make_validator
+
+    settings = _settings(args)
+    graph = NamedNode("urn:hybridkg:validate")
+    shapes_path = Path(args.shapes)
+    shapes = [q.triple for q in parse_document(shapes_path, resolve_format(None, shapes_path), graph).quads]
+    data = set()
+    for name in args.data:
+        path = Path(name)
+        data.update(q.triple for q in parse_document(path, resolve_format(None, path), graph).quads)
+    if args.store:
+        kb = _open(args)
+        data.update(q.triple for q in kb.store.quads())
+    if not args.no_inference:
+        data |= make_reasoner(settings.reasoning.engine).materialize(data)
+    report = make_validator(settings.validation.engine).validate(data, shapes)
+    _print_json(report.to_json())
+    return EXIT_OK if report.conforms else EXIT_VIOLATES
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    from .demo import run_demo
+
+    settings = _settings(args)
+    if not args.store and not args.config:
+        settings.store.backend = settings.store.backend.__class__("memory")
+    return run_demo(settings)
+
+
+COMMANDS = {
+    "load": cmd_load,
+    "reason": cmd_reason,
+    "sparql": cmd_sparql,
+    "explain": cmd_explain,
+    "validate": cmd_validate,
+    "demo": cmd_demo,
+}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return COMMANDS[args.command](args)
+    except ShapeViolation as e:
+        sys.stderr.write(f"error: {e}\n")
+        for r in e.report.violations:
+            sys.stderr.write(f"  {r.focus} {r.path or ''} [{r.constraint.rsplit('#', 1)[-1]}]: {r.message}\n")
+        return EXIT_ERROR
+    except HybridKGError as e:
+        sys.stderr.write(f"error: {e}\n")
+        return EXIT_ERROR
+    except KeyboardInterrupt:
+        sys.stderr.write("interrupted\n")
+        return EXIT_ERROR
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

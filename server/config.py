@@ -1,0 +1,102 @@
+"""Configuration: one pydantic model per section, loaded once at start-up from a file + env overrides.
+
+File: YAML or TOML (``--config FILE``). Environment overrides use the prefix ``HYBRIDKG_`` and
+``__`` between section and field, e.g. ``HYBRIDKG_STORE__BACKEND=remote``,
+``HYBRIDKG_REASONING__ENGINE=owlrl``. Nothing is read at import time.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from ..errors import InvalidInput
+from ..semantic.base import ReasonerEngine
+from ..semantic.formats import DEFAULT_MAX_BYTES
+from ..semantic.store.factory import StoreBackend
+
+ENV_PREFIX = "HYBRIDKG_"
+
+
+class StoreConfig(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    backend: StoreBackend = Field(
+        StoreBackend.EMBEDDED, description="embedded (on-disk pyoxigraph), memory, or remote (SPARQL 1.1 endpoint)."
+    )
+    path: Path = Field(Path("hybridkg-store"), description="Directory of the embedded store.")
+    query_url: str | None = Field(None, description="SPARQL query endpoint URL (remote backend).")
+    update_url: str | None = Field(None, description="SPARQL update endpoint URL (remote backend).")
+    max_input_bytes: int = Field(DEFAULT_MAX_BYTES, gt=0, description="Largest document a load accepts, in bytes.")
+
+
+class ReasoningConfig(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    engine: ReasonerEngine = Field(
+        ReasonerEngine.REASONABLE, description="OWL 2 RL engine: reasonable (fast, default) or owlrl (reference)."
+    )
+
+
+class ValidationConfig(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    engine: str = Field("auto", description="SHACL engine: auto (turbo where it agrees, else pyshacl), pyshacl, turbo.")
+
+
+class DomainsConfig(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    policy: Path | None = Field(None, description="Domain policy file; default: the bundled ontology/domains.yaml.")
+
+
+class Settings(BaseModel):
+    """All of hybridkg's settings."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    store: StoreConfig = Field(default_factory=lambda: StoreConfig(), description="The RDF store.")
+    reasoning: ReasoningConfig = Field(default_factory=lambda: ReasoningConfig(), description="OWL 2 RL reasoning.")
+    validation: ValidationConfig = Field(default_factory=lambda: ValidationConfig(), description="SHACL validation.")
+    domains: DomainsConfig = Field(default_factory=lambda: DomainsConfig(), description="Domain policies.")
+
+
+def _env_overrides(environ: Mapping[str, str]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in environ.items():
+        if not key.startswith(ENV_PREFIX) or "__" not in key:
+            continue
+        section, _, field = key[len(ENV_PREFIX):].lower().partition("__")
+        out.setdefault(section, {})[field] = value
+    return out
+
+
+def _merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
+    merged = dict(base)
+    for k, v in over.items():
+        merged[k] = _merge(merged[k], v) if isinstance(v, dict) and isinstance(merged.get(k), dict) else v
+    return merged
+
+
+def load_settings(path: str | Path | None = None, environ: Mapping[str, str] | None = None) -> Settings:
+    raw: dict[str, Any] = {}
+    if path is not None:
+        p = Path(path)
+        if not p.is_file():
+            raise InvalidInput(f"config file {p} does not exist")
+        text = p.read_text(encoding="utf-8")
+        try:
+            raw = tomllib.loads(text) if p.suffix == ".toml" else (yaml.safe_load(text) or {})
+        except (tomllib.TOMLDecodeError, yaml.YAMLError) as e:
+            raise InvalidInput(f"cannot parse config file {p}: {e}") from e
+    raw = _merge(raw, _env_overrides(os.environ if environ is None else environ))
+    try:
+        return Settings.model_validate(raw)
+    except ValidationError as e:
+        raise InvalidInput(f"invalid configuration: {e}") from e
