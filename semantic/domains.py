@@ -33,11 +33,15 @@ class Domain(BaseModel):
     mode: DomainMode = Field(description="strict: validated writes, proven answers or none; fuzzy: retrieval.")
     description: str = Field("", description="What the domain holds.")
     namespaces: dict[str, str] = Field(default_factory=dict, description="Prefix -> namespace IRI.")
+    data_namespace: str | None = Field(None, description="Namespace under which the domain's instance IRIs live.")
     ontology_graph: str = Field(description="Named graph holding the domain's ontology.")
     data_graph: str = Field(description="Named graph that receives the domain's instance data by default.")
     ontology: str | None = Field(None, description="Ontology file, relative to the policy file's folder.")
     shapes: str | None = Field(None, description="SHACL shapes file, relative to the policy file's folder.")
     demo_data: str | None = Field(None, description="Demo data file, relative to the policy file's folder.")
+    examples: dict[str, str] = Field(
+        default_factory=dict, description="Named example files (e.g. valid/invalid writes), relative paths."
+    )
     base_dir: Path = Field(Path("."), exclude=True, description="Folder the relative paths resolve against.")
 
     @property
@@ -57,6 +61,7 @@ class DomainPolicy(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
+    version: int = Field(1, description="Policy file format version.")
     domains: dict[str, Domain] = Field(default_factory=dict, description="Domains by name.")
 
     @classmethod

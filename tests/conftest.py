@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import shutil
 import socket
 import subprocess
@@ -13,17 +12,6 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-
-REPO = Path(__file__).resolve().parent.parent
-SHARED = Path(os.environ.get("HYBRIDKG_SHARED", REPO.parent / "shared")) / "data"
-
-
-def shared_path(*parts: str) -> Path:
-    p = SHARED.joinpath(*parts)
-    if not p.exists():
-        pytest.skip(f"shared test data {p} is missing (set HYBRIDKG_SHARED)")
-    return p
-
 
 def _free_port() -> int:
     with socket.socket() as s:

@@ -1,0 +1,193 @@
+"""The knowledge base end to end on a real embedded store: SHACL-gated writes, incremental
+closure maintenance, the change feed, inference on/off, atomic loads."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from pyoxigraph import NamedNode, Quad, Triple
+
+from hybridkg.errors import InvalidInput, ParseError, ShapeViolation
+from hybridkg.semantic.base import INFERRED_GRAPH, ChangeSet
+from hybridkg.semantic.domains import DomainPolicy
+from hybridkg.semantic.kb import KnowledgeBase
+from hybridkg.semantic.reasoning.factory import make_reasoner
+from hybridkg.semantic.store.factory import make_store
+from hybridkg.semantic.validation.factory import make_validator
+
+EX = "http://example.org/"
+RDF_TYPE = NamedNode("http://www.w3.org/1999/02/22-rdf-syntax-ns#type")
+CLIN = "https://hybridkg.dev/ns/clinical#"
+PAT = "https://hybridkg.dev/data/clinical/patient/"
+
+ONTOLOGY = f"""
+@prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .
+@prefix owl: <http://www.w3.org/2002/07/owl#> .
+@prefix ex: <{EX}> .
+ex:Dog rdfs:subClassOf ex:Animal .
+ex:Cat rdfs:subClassOf ex:Animal .
+ex:partOf a owl:TransitiveProperty .
+ex:hasPart owl:inverseOf ex:partOf .
+"""
+
+
+def ex(local: str) -> NamedNode:
+    return NamedNode(EX + local)
+
+
+@pytest.fixture
+def kb(tmp_path: Path) -> KnowledgeBase:
+    return KnowledgeBase(
+        make_store("embedded", path=tmp_path / "store"),
+        reasoner=make_reasoner("reasonable"),
+        validator=make_validator("auto"),
+        policy=DomainPolicy.load(),
+    )
+
+
+def test_add_updates_closure_and_delete_retracts_only_unsupported(kb: KnowledgeBase) -> None:
+    kb.load(ONTOLOGY.encode(), fmt="turtle", graph=EX + "onto")
+    kb.load(f"<{EX}rex> a <{EX}Dog> . <{EX}a> <{EX}partOf> <{EX}b> . <{EX}b> <{EX}partOf> <{EX}c> .".encode(),
+            fmt="turtle", graph=EX + "g1")
+    # a second, independent support for rex being an Animal
+    kb.load(f"<{EX}rex> a <{EX}Cat> .".encode(), fmt="turtle", graph=EX + "g2")
+    inferred = kb.inferred_triples()
+    animal = Triple(ex("rex"), RDF_TYPE, ex("Animal"))
+    a_c = Triple(ex("a"), ex("partOf"), ex("c"))
+    assert animal in inferred
+    assert a_c in inferred
+    assert Triple(ex("c"), ex("hasPart"), ex("a")) in inferred
+
+    kb.write(removed=[Quad(ex("rex"), RDF_TYPE, ex("Dog"), ex("g1"))])
+    assert animal in kb.inferred_triples(), "still supported by rex a Cat"
+    kb.write(removed=[Quad(ex("b"), ex("partOf"), ex("c"), ex("g1"))])
+    after = kb.inferred_triples()
+    assert a_c not in after
+    assert Triple(ex("c"), ex("hasPart"), ex("a")) not in after
+    # what is left equals a full re-materialisation from scratch
+    assert after == make_reasoner("reasonable").materialize(kb.asserted_triples())
+
+
+def test_listener_receives_asserted_and_inferred_deltas(kb: KnowledgeBase) -> None:
+    seen: list[ChangeSet] = []
+    unsubscribe = kb.subscribe(seen.append)
+    kb.load(ONTOLOGY.encode(), fmt="turtle", graph=EX + "onto")
+    kb.load(f"<{EX}rex> a <{EX}Dog> .".encode(), fmt="turtle", graph=EX + "g1")
+    last = seen[-1]
+    assert [q.triple for q in last.asserted_added] == [Triple(ex("rex"), RDF_TYPE, ex("Dog"))]
+    assert Triple(ex("rex"), RDF_TYPE, ex("Animal")) in last.inferred_added
+    kb.write(removed=list(last.asserted_added))
+    assert Triple(ex("rex"), RDF_TYPE, ex("Animal")) in seen[-1].inferred_removed
+    unsubscribe()
+    kb.load(f"<{EX}tom> a <{EX}Cat> .".encode(), fmt="turtle", graph=EX + "g1")
+    assert len(seen) == 3
+
+
+def test_query_with_and_without_inference(kb: KnowledgeBase) -> None:
+    kb.load(ONTOLOGY.encode(), fmt="turtle", graph=EX + "onto")
+    kb.load(f"<{EX}rex> a <{EX}Dog> .".encode(), fmt="turtle", graph=EX + "g1")
+    q = f"ASK {{ <{EX}rex> a <{EX}Animal> }}"
+    assert kb.query(q).boolean is True
+    assert kb.query(q, inference=False).boolean is False
+
+
+def test_parse_error_stores_nothing(kb: KnowledgeBase) -> None:
+    good = "".join(f"<{EX}s{i}> <{EX}p> <{EX}o> .\n" for i in range(5000))
+    with pytest.raises(ParseError, match="line 5001"):
+        kb.load((good + f"<{EX}x> <{EX}p> .\n").encode(), fmt="nt", graph=EX + "g")
+    assert list(kb.store.quads()) == []
+
+
+def test_writing_into_the_inferred_graph_is_refused(kb: KnowledgeBase) -> None:
+    with pytest.raises(InvalidInput, match="inferred"):
+        kb.load(f"<{EX}a> <{EX}p> <{EX}b> .".encode(), fmt="nt", graph=INFERRED_GRAPH.value)
+
+
+@pytest.fixture
+def clinical_kb(kb: KnowledgeBase) -> KnowledgeBase:
+    kb.ensure_domain("clinical", with_demo_data=True)
+    return kb
+
+
+def test_strict_domain_rejects_whole_write_with_typed_report(clinical_kb: KnowledgeBase) -> None:
+    dom = clinical_kb.policy.get("clinical")
+    before = set(clinical_kb.store.quads())
+    with pytest.raises(ShapeViolation) as info:
+        clinical_kb.load(dom.path_of(dom.examples["invalid"]) or Path(), domain="clinical")
+    assert set(clinical_kb.store.quads()) == before, "nothing may be stored"
+    report = info.value.report
+    assert not report.conforms
+    components = {r.constraint.rsplit("#", 1)[-1] for r in report.violations}
+    assert {"MinCountConstraintComponent", "MinExclusiveConstraintComponent"} <= components
+    dose = [r for r in report.violations if r.constraint.endswith("MinExclusiveConstraintComponent")][0]
+    assert dose.focus.endswith("prescription/bad-0002>")
+    assert dose.path == f"<{CLIN}dose>"
+    assert dose.value is not None and "-25" in dose.value
+    assert dose.message
+    assert str(dose.severity) == "Violation"
+
+
+def test_strict_domain_accepts_valid_write_and_reasons(clinical_kb: KnowledgeBase) -> None:
+    dom = clinical_kb.policy.get("clinical")
+    result = clinical_kb.load(dom.path_of(dom.examples["valid"]) or Path(), domain="clinical")
+    assert result.asserted_added > 0
+    assert result.graph == dom.data_graph
+    ask = f"ASK {{ <{PAT}p007> a <{CLIN}PatientOnAnticoagulant> }}"
+    assert clinical_kb.query(ask).boolean is True
+    assert clinical_kb.query(ask, inference=False).boolean is False
+
+
+def test_fuzzy_domain_accepts_and_returns_warnings(kb: KnowledgeBase) -> None:
+    kb.ensure_domain("crm", with_demo_data=True)
+    crm = "https://hybridkg.dev/ns/crm#"
+    bad = f"<https://hybridkg.dev/data/crm/deal/x> a <{crm}Deal> .".encode()
+    result = kb.load(bad, fmt="turtle", domain="crm")
+    assert result.asserted_added == 1
+    assert result.warnings, "an incomplete deal should produce shape warnings"
+    assert all(str(w.severity) != "Violation" for w in result.warnings)
+
+
+def test_replace_and_drop_graph(kb: KnowledgeBase) -> None:
+    kb.load(ONTOLOGY.encode(), fmt="turtle", graph=EX + "onto")
+    kb.load(f"<{EX}rex> a <{EX}Dog> .".encode(), fmt="turtle", graph=EX + "g1")
+    kb.replace_graph(EX + "g1", f"<{EX}tom> a <{EX}Cat> .".encode(), fmt="turtle")
+    assert {q.triple for q in kb.store.quads(graph=ex("g1"))} == {Triple(ex("tom"), RDF_TYPE, ex("Cat"))}
+    assert Triple(ex("rex"), RDF_TYPE, ex("Animal")) not in kb.inferred_triples()
+    assert Triple(ex("tom"), RDF_TYPE, ex("Animal")) in kb.inferred_triples()
+    kb.drop_graph(EX + "g1")
+    assert list(kb.store.quads(graph=ex("g1"))) == []
+    assert Triple(ex("tom"), RDF_TYPE, ex("Animal")) not in kb.inferred_triples()
+
+
+def test_reopened_store_keeps_closure(tmp_path: Path) -> None:
+    def open_kb() -> KnowledgeBase:
+        return KnowledgeBase(make_store("embedded", path=tmp_path / "s"), reasoner=make_reasoner("reasonable"),
+                             validator=make_validator("pyshacl"))
+
+    kb = open_kb()
+    kb.load(ONTOLOGY.encode(), fmt="turtle", graph=EX + "onto")
+    kb.load(f"<{EX}rex> a <{EX}Dog> .".encode(), fmt="turtle", graph=EX + "g1")
+    kb.flush()
+    del kb
+    kb2 = open_kb()
+    assert kb2.query(f"ASK {{ <{EX}rex> a <{EX}Animal> }}").boolean is True
+    kb2.write(removed=[Quad(ex("rex"), RDF_TYPE, ex("Dog"), ex("g1"))])
+    assert kb2.query(f"ASK {{ <{EX}rex> a <{EX}Animal> }}").boolean is False
+
+
+def test_explain_through_the_store(kb: KnowledgeBase) -> None:
+    kb.load(ONTOLOGY.encode(), fmt="turtle", graph=EX + "onto")
+    kb.load(f"<{EX}a> <{EX}partOf> <{EX}b> . <{EX}b> <{EX}partOf> <{EX}c> .".encode(), fmt="turtle",
+            graph=EX + "g1")
+    e = kb.explain(Triple(ex("c"), ex("hasPart"), ex("a")))
+    assert e.status == "inferred"
+    assert e.rule in {"prp-inv1", "prp-inv2"}
+    by_triple = {p.triple: p for p in e.premises}
+    inverse_axiom = Triple(ex("hasPart"), NamedNode("http://www.w3.org/2002/07/owl#inverseOf"), ex("partOf"))
+    assert by_triple[inverse_axiom].status == "asserted"
+    premise = by_triple[Triple(ex("a"), ex("partOf"), ex("c"))]
+    assert premise.rule == "prp-trp"
+    assert {p.status for p in premise.premises} == {"asserted"}
+    assert kb.explain(Triple(ex("a"), ex("partOf"), ex("b"))).status == "asserted"
+    assert kb.explain(Triple(ex("c"), ex("partOf"), ex("a"))).status == "not_entailed"
