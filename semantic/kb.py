@@ -42,6 +42,9 @@ log = logging.getLogger(__name__)
 #: Graph receiving data loaded with neither a graph nor a domain.
 DEFAULT_DATA_GRAPH = NamedNode("urn:hybridkg:graph:default")
 
+#: Loads of files larger than this show a progress bar (when asked to).
+PROGRESS_MIN_BYTES = 4 << 20
+
 
 @dataclass(frozen=True)
 class LoadResult:
@@ -271,7 +274,7 @@ class KnowledgeBase:
         base_iri: str | None, progress: bool,
     ) -> list[Quad]:
         bar = None
-        if progress and isinstance(source, Path) and source.is_file():
+        if progress and isinstance(source, Path) and source.is_file() and source.stat().st_size > PROGRESS_MIN_BYTES:
             from tqdm import tqdm
 
             bar = tqdm(total=source.stat().st_size, unit="B", unit_scale=True, desc=f"parse {source.name}")
