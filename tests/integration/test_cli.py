@@ -18,7 +18,8 @@ ONTOLOGY = f"""@prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .
 <{EX}Dog> rdfs:subClassOf <{EX}Animal> .
 <{EX}partOf> a owl:TransitiveProperty .
 """
-DATA = f"<{EX}rex> <http://www.w3.org/1999/02/22-rdf-syntax-ns#type> <{EX}Dog> .\n<{EX}a> <{EX}partOf> <{EX}b> .\n<{EX}b> <{EX}partOf> <{EX}c> .\n"
+RDF_TYPE = "<http://www.w3.org/1999/02/22-rdf-syntax-ns#type>"
+DATA = f"<{EX}rex> {RDF_TYPE} <{EX}Dog> .\n<{EX}a> <{EX}partOf> <{EX}b> .\n<{EX}b> <{EX}partOf> <{EX}c> .\n"
 
 
 def hybridkg(*args: str | Path, check: bool = True) -> subprocess.CompletedProcess[str]:

@@ -123,7 +123,8 @@ def test_strict_domain_rejects_whole_write_with_typed_report(clinical_kb: Knowle
     dose = [r for r in report.violations if r.constraint.endswith("MinExclusiveConstraintComponent")][0]
     assert dose.focus.endswith("prescription/bad-0002>")
     assert dose.path == f"<{CLIN}dose>"
-    assert dose.value is not None and "-25" in dose.value
+    assert dose.value is not None
+    assert "-25" in dose.value
     assert dose.message
     assert str(dose.severity) == "Violation"
 
