@@ -192,3 +192,22 @@ def test_explain_through_the_store(kb: KnowledgeBase) -> None:
     assert {p.status for p in premise.premises} == {"asserted"}
     assert kb.explain(Triple(ex("a"), ex("partOf"), ex("b"))).status == "asserted"
     assert kb.explain(Triple(ex("c"), ex("partOf"), ex("a"))).status == "not_entailed"
+
+
+def test_export_roundtrip_and_size_limit(tmp_path: Path) -> None:
+    kb = KnowledgeBase(make_store("memory"), reasoner=make_reasoner("reasonable"),
+                       validator=make_validator("pyshacl"), max_input_bytes=10_000)
+    kb.load(ONTOLOGY.encode(), fmt="turtle", graph=EX + "onto")
+    for fmt in ("turtle", "ntriples", "rdfxml", "jsonld"):
+        data = kb.export(EX + "onto", fmt)
+        other = KnowledgeBase(make_store("memory"), reasoner=make_reasoner("reasonable"),
+                              validator=make_validator("pyshacl"))
+        other.load(data, fmt=fmt, graph=EX + "copy")
+        assert len(list(other.store.quads(graph=ex("copy")))) == len(list(kb.store.quads(graph=ex("onto"))))
+    big = tmp_path / "big.nt"
+    big.write_text("".join(f"<{EX}s{i}> <{EX}p> <{EX}o> .\n" for i in range(1000)))
+    from hybridkg.errors import InputTooLarge
+
+    with pytest.raises(InputTooLarge, match="10,000 bytes"):
+        kb.load(big, graph=EX + "big")
+    assert list(kb.store.quads(graph=ex("big"))) == []
