@@ -157,7 +157,7 @@ def cmd_explain(args: argparse.Namespace) -> int:
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
-    from pyoxigraph import NamedNode
+    from pyoxigraph import NamedNode, Triple
 
     from ..semantic.formats import parse_document, resolve_format
     from ..semantic.reasoning.factory import make_reasoner
@@ -167,7 +167,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
     graph = NamedNode("urn:hybridkg:validate")
     shapes_path = Path(args.shapes)
     shapes = [q.triple for q in parse_document(shapes_path, resolve_format(None, shapes_path), graph).quads]
-    data = set()
+    data: set[Triple] = set()
     for name in args.data:
         path = Path(name)
         data.update(q.triple for q in parse_document(path, resolve_format(None, path), graph).quads)
