@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -188,7 +188,7 @@ class RdflibCodec:
         imported the classes directly (``from rdflib import URIRef``) is unaffected.
         """
         with _SWAP_LOCK:
-            rdflib.URIRef, rdflib.BNode, rdflib.Literal = self._uris, self._bnodes, self._literals  # type: ignore[misc]
+            rdflib.URIRef, rdflib.BNode, rdflib.Literal = self._uris, self._bnodes, self._literals  # type: ignore[misc,assignment]
             try:
                 yield
             finally:
@@ -209,7 +209,7 @@ class RdflibCodec:
         """Convert rdflib triples, skipping generalised ones (literal subject, non-IRI predicate)."""
         cache = self._decoded
         decode = self.decode
-        literal, uriref = rdflib.Literal, rdflib.URIRef
+        literal, uriref = _LITERAL, _URIREF  # not rdflib.*: another thread may have swapped them
         out: list[Triple] = []
         append = out.append
         for s, p, o in triples:
