@@ -11,6 +11,7 @@ No global state: a process may hold several knowledge bases.
 from __future__ import annotations
 
 import logging
+import threading
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -25,6 +26,7 @@ from .base import (
     ChangeListener,
     ChangeSet,
     Explanation,
+    InferenceDelta,
     QueryResult,
     Reasoner,
     ReasoningSession,
@@ -35,12 +37,16 @@ from .base import (
 from .domains import Domain, DomainPolicy
 from .formats import DEFAULT_MAX_BYTES, parse_document, resolve_format, serialize_triples
 from .gate import DomainShapes, as_warnings, check_write
+from .perf import gc_paused
 from .storeview import StoreGraphView
 
 log = logging.getLogger(__name__)
 
 #: Graph receiving data loaded with neither a graph nor a domain.
 DEFAULT_DATA_GRAPH = NamedNode("urn:hybridkg:graph:default")
+
+#: Writes with at least this many asserted quads store them while the reasoner runs.
+PARALLEL_MIN_QUADS = 20_000
 
 #: Loads of files larger than this show a progress bar (when asked to).
 PROGRESS_MIN_BYTES = 4 << 20
@@ -92,6 +98,10 @@ class ReasonResult:
             "inferred_removed": self.inferred_removed,
             "seconds": round(self.seconds, 4),
         }
+
+
+def _inferred_quads(triples: Iterable[Triple]) -> list[Quad]:
+    return [Quad(t.subject, t.predicate, t.object, INFERRED_GRAPH) for t in triples]
 
 
 class KnowledgeBase:
@@ -219,14 +229,10 @@ class KnowledgeBase:
             )
         ]
         try:
-            if rem_q:
-                self.store.remove(rem_q)
-            delta = session.apply(added=[q.triple for q in add_q], removed=gone)
-            inferred_add = [Quad(t.subject, t.predicate, t.object, INFERRED_GRAPH) for t in delta.added]
-            inferred_rem = [Quad(t.subject, t.predicate, t.object, INFERRED_GRAPH) for t in delta.removed]
-            self.store.add(add_q + inferred_add, bulk=bulk)
-            if inferred_rem:
-                self.store.remove(inferred_rem)
+            with gc_paused():
+                if rem_q:
+                    self.store.remove(rem_q)
+                delta = self._store_and_reason(session, add_q, gone, bulk)
         except Exception:
             self._session = None  # rebuilt from the store on next use
             raise
@@ -240,6 +246,48 @@ class KnowledgeBase:
         )
         self._publish(change)
         return change
+
+    def _store_and_reason(
+        self, session: ReasoningSession, add_q: list[Quad], gone: list[Triple], bulk: bool
+    ) -> InferenceDelta:
+        """Store the asserted quads and update the closure, then store the inferred delta.
+
+        Large writes store the asserted quads on a second thread while the reasoner runs (both
+        release the GIL in native code); if either fails, the asserted quads are taken out again.
+        """
+        added = [q.triple for q in add_q]
+        if len(add_q) < PARALLEL_MIN_QUADS:
+            delta = session.apply(added=added, removed=gone)
+            self.store.add(add_q + _inferred_quads(delta.added), bulk=bulk)
+        else:
+            errors: list[BaseException] = []
+
+            def store_asserted() -> None:
+                try:
+                    self.store.add(add_q, bulk=bulk)
+                except BaseException as e:  # re-raised on the calling thread
+                    errors.append(e)
+
+            writer = threading.Thread(target=store_asserted, name="hybridkg-store-writer")
+            writer.start()
+            try:
+                delta = session.apply(added=added, removed=gone)
+            except BaseException:
+                writer.join()
+                if not errors:
+                    self.store.remove(add_q)
+                raise
+            writer.join()
+            if errors:
+                raise errors[0]
+            try:
+                self.store.add(_inferred_quads(delta.added), bulk=bulk)
+            except BaseException:
+                self.store.remove(add_q)
+                raise
+        if delta.removed:
+            self.store.remove(_inferred_quads(delta.removed))
+        return delta
 
     def _contains(self, q: Quad) -> bool:
         return next(iter(self.store.quads(q.subject, q.predicate, q.object, q.graph_name)), None) is not None
@@ -260,7 +308,8 @@ class KnowledgeBase:
         filename = source if isinstance(source, Path) else None
         rdf_format = resolve_format(fmt, filename)
         target, dom = self._resolve_target(graph, domain)
-        doc = self._parse(source, rdf_format, target, base_iri, progress)
+        with gc_paused():
+            doc = self._parse(source, rdf_format, target, base_iri, progress)
         change = self.write(doc, domain=dom, bulk=bulk)
         return LoadResult(
             graph=target.value, domain=dom.name if dom else None, format=rdf_format.name, parsed=len(doc),

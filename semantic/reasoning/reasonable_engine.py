@@ -10,15 +10,14 @@ memoises it for the life of a :class:`ReasonableClosure`.
 
 from __future__ import annotations
 
-import gc
-from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Iterable
 
 import rdflib
 from pyoxigraph import BlankNode, NamedNode, Triple
 
 from hybridkg.semantic.base import ReasoningSession
 from hybridkg.semantic.convert import RdflibCodec
+from hybridkg.semantic.perf import gc_paused
 from hybridkg.semantic.reasoning.complete import (
     DECLARATIONS,
     OWL_SAME_AS,
@@ -41,22 +40,6 @@ _RdflibTriple = tuple[rdflib.term.Node, rdflib.term.Node, rdflib.term.Node]
 
 #: Safety net against a completion loop that never stops (it cannot: the rules create no terms).
 _MAX_ROUNDS = 1000
-
-
-@contextmanager
-def gc_paused() -> Iterator[None]:
-    """Pause Python's cyclic garbage collector around bulk term conversion.
-
-    Hundreds of thousands of small acyclic objects (tuples, terms) would otherwise trigger repeated
-    full collections, about 20 % of the LUBM(1) time; reference counting still frees everything.
-    """
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def _reasonable_module():  # type: ignore[no-untyped-def]

@@ -15,7 +15,8 @@ from collections.abc import Iterable
 from pyoxigraph import Triple
 
 from hybridkg.semantic.base import InferenceDelta, Reasoner
-from hybridkg.semantic.reasoning.reasonable_engine import ReasonableClosure, gc_paused
+from hybridkg.semantic.perf import gc_paused
+from hybridkg.semantic.reasoning.reasonable_engine import ReasonableClosure
 
 
 def _delta(before: frozenset[Triple], after: frozenset[Triple]) -> InferenceDelta:
