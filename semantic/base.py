@@ -12,7 +12,7 @@ from enum import StrEnum
 from typing import Literal as TypingLiteral
 from typing import Protocol, runtime_checkable
 
-from pyoxigraph import BlankNode, DefaultGraph, Literal, NamedNode, Quad, QuerySolutions, Triple
+from pyoxigraph import BlankNode, DefaultGraph, Literal, NamedNode, Quad, Triple
 
 Subject = NamedNode | BlankNode | Triple
 Object = NamedNode | BlankNode | Literal | Triple
