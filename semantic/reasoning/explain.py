@@ -38,6 +38,7 @@ from pyoxigraph import Literal, NamedNode, Triple
 
 from hybridkg.errors import InvalidInput
 from hybridkg.semantic.base import Explanation, GraphView
+from hybridkg.semantic.reasoning.virtual import VirtualSchemaView
 from hybridkg.semantic.reasoning.rules import SAME_AS, rules_for
 
 DEFAULT_MAX_DEPTH = 12
@@ -83,7 +84,7 @@ class Explainer:
     ) -> None:
         if max_depth < 1 or max_nodes < 1 or search_budget < 1:
             raise InvalidInput("max_depth, max_nodes and search_budget must be positive")
-        self.view = view
+        self.view: GraphView = view if isinstance(view, VirtualSchemaView) else VirtualSchemaView(view)
         self.max_depth = max_depth
         self.max_nodes = max_nodes
         self.search_budget = search_budget
