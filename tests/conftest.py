@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

@@ -38,8 +38,8 @@ from pyoxigraph import Literal, NamedNode, Triple
 
 from hybridkg.errors import InvalidInput
 from hybridkg.semantic.base import Explanation, GraphView
-from hybridkg.semantic.reasoning.virtual import VirtualSchemaView
 from hybridkg.semantic.reasoning.rules import SAME_AS, rules_for
+from hybridkg.semantic.reasoning.virtual import VirtualSchemaView
 
 DEFAULT_MAX_DEPTH = 12
 DEFAULT_MAX_NODES = 200_000
