@@ -310,7 +310,7 @@ class KnowledgeBase:
         target, dom = self._resolve_target(graph, domain)
         with gc_paused():
             doc = self._parse(source, rdf_format, target, base_iri, progress)
-        change = self.write(doc, domain=dom, bulk=bulk)
+            change = self.write(doc, domain=dom, bulk=bulk)
         return LoadResult(
             graph=target.value, domain=dom.name if dom else None, format=rdf_format.name, parsed=len(doc),
             asserted_added=len(change.asserted_added), inferred_added=len(change.inferred_added),
