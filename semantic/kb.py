@@ -11,7 +11,6 @@ No global state: a process may hold several knowledge bases.
 from __future__ import annotations
 
 import logging
-import threading
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -44,9 +43,6 @@ log = logging.getLogger(__name__)
 
 #: Graph receiving data loaded with neither a graph nor a domain.
 DEFAULT_DATA_GRAPH = NamedNode("urn:hybridkg:graph:default")
-
-#: Writes with at least this many asserted quads store them while the reasoner runs.
-PARALLEL_MIN_QUADS = 20_000
 
 #: Loads of files larger than this show a progress bar (when asked to).
 PROGRESS_MIN_BYTES = 4 << 20
@@ -250,41 +246,13 @@ class KnowledgeBase:
     def _store_and_reason(
         self, session: ReasoningSession, add_q: list[Quad], gone: list[Triple], bulk: bool
     ) -> InferenceDelta:
-        """Store the asserted quads and update the closure, then store the inferred delta.
+        """Update the closure, then store the asserted quads and the inferred delta together.
 
-        Large writes store the asserted quads on a second thread while the reasoner runs (both
-        release the GIL in native code); if either fails, the asserted quads are taken out again.
+        (Storing the asserted quads on a second thread while the reasoner runs was measured and
+        gained nothing: both hold the GIL while they convert Python objects.)
         """
-        added = [q.triple for q in add_q]
-        if len(add_q) < PARALLEL_MIN_QUADS:
-            delta = session.apply(added=added, removed=gone)
-            self.store.add(add_q + _inferred_quads(delta.added), bulk=bulk)
-        else:
-            errors: list[BaseException] = []
-
-            def store_asserted() -> None:
-                try:
-                    self.store.add(add_q, bulk=bulk)
-                except BaseException as e:  # re-raised on the calling thread
-                    errors.append(e)
-
-            writer = threading.Thread(target=store_asserted, name="hybridkg-store-writer")
-            writer.start()
-            try:
-                delta = session.apply(added=added, removed=gone)
-            except BaseException:
-                writer.join()
-                if not errors:
-                    self.store.remove(add_q)
-                raise
-            writer.join()
-            if errors:
-                raise errors[0]
-            try:
-                self.store.add(_inferred_quads(delta.added), bulk=bulk)
-            except BaseException:
-                self.store.remove(add_q)
-                raise
+        delta = session.apply(added=[q.triple for q in add_q], removed=gone)
+        self.store.add(add_q + _inferred_quads(delta.added), bulk=bulk)
         if delta.removed:
             self.store.remove(_inferred_quads(delta.removed))
         return delta
