@@ -208,7 +208,7 @@ class KnowledgeBase:
             if domain.strict and not report.conforms:
                 raise ShapeViolation(
                     f"write rejected: {len(report.violations)} SHACL violation(s) in strict domain "
-                    f"{domain.name!r}; nothing was stored", report,
+                    f"{domain.name!r}; nothing was stored. Fix the listed focus nodes and load again", report,
                 )
             warnings = as_warnings(report) if not domain.strict else report.results
         if not add_q and not rem_q:
@@ -276,6 +276,8 @@ class KnowledgeBase:
         filename = source if isinstance(source, Path) else None
         rdf_format = resolve_format(fmt, filename)
         target, dom = self._resolve_target(graph, domain)
+        if dom is not None and target.value != dom.ontology_graph:
+            self.ensure_domain(dom.name)  # data is validated and reasoned with its ontology
         with gc_paused():
             doc = self._parse(source, rdf_format, target, base_iri, progress)
             change = self.write(doc, domain=dom, bulk=bulk)

@@ -116,8 +116,10 @@ def test_validate_exit_codes_and_report(tmp_path: Path) -> None:
 def test_strict_domain_load_rejected_by_cli(tmp_path: Path) -> None:
     clinical = DomainPolicy.load().get("clinical")
     store = tmp_path / "s"
-    hybridkg("load", "--store", store, "--domain", "clinical", clinical.path_of(clinical.ontology))
-    hybridkg("load", "--store", store, "--domain", "clinical", clinical.path_of(clinical.demo_data))
+    out = hybridkg("load", "--store", store, "--domain", "clinical", "--json", clinical.path_of(clinical.demo_data))
+    assert json.loads(out.stdout)["files"][0]["graph"] == clinical.data_graph
+    graphs = hybridkg("sparql", "--store", store, "SELECT DISTINCT ?g WHERE { GRAPH ?g { ?s ?p ?o } }").stdout
+    assert clinical.ontology_graph in graphs, "the domain's ontology is loaded with its data"
     before = hybridkg("sparql", "--store", store, "SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }").stdout
     proc = hybridkg("load", "--store", store, "--domain", "clinical", clinical.path_of(clinical.examples["invalid"]),
                     check=False)
