@@ -31,7 +31,32 @@ from itertools import product
 
 from pyoxigraph import BlankNode, Literal, NamedNode, Triple
 
-from hybridkg.semantic.reasoning.normalize import OWL, RDF, RDF_TYPE, RDFS
+from hybridkg.semantic.reasoning.normalize import OWL, RDF_TYPE, RDFS
+from hybridkg.semantic.vocab import (
+    ALL,
+    CHAIN,
+    DOMAIN,
+    EQ_CLASS,
+    EQ_PROPERTY,
+    HAS_KEY,
+    HAS_VALUE,
+    INTERSECTION,
+    ON_CLASS,
+    ON_PROPERTY,
+    ONE_OF,
+    RANGE,
+    SOME,
+    SUBCLASS,
+    SUBPROPERTY,
+    UNION,
+)
+from hybridkg.semantic.vocab import FIRST as RDF_FIRST
+from hybridkg.semantic.vocab import MAX_CARD as MAX_C
+from hybridkg.semantic.vocab import MAX_QCARD as MAX_QC
+from hybridkg.semantic.vocab import NIL as RDF_NIL
+from hybridkg.semantic.vocab import REST as RDF_REST
+from hybridkg.semantic.vocab import SAME_AS as OWL_SAME_AS
+from hybridkg.semantic.vocab import THING as OWL_THING
 
 Node = NamedNode | BlankNode | Literal | Triple
 _Index = dict[Node, dict[Node, set[Node]]]
@@ -39,31 +64,6 @@ _Index = dict[Node, dict[Node, set[Node]]]
 
 def _owl(name: str) -> NamedNode:
     return NamedNode(OWL + name)
-
-
-OWL_SAME_AS = _owl("sameAs")
-OWL_THING = _owl("Thing")
-RDF_FIRST = NamedNode(RDF + "first")
-RDF_REST = NamedNode(RDF + "rest")
-RDF_NIL = NamedNode(RDF + "nil")
-SUBCLASS = NamedNode(RDFS + "subClassOf")
-SUBPROPERTY = NamedNode(RDFS + "subPropertyOf")
-DOMAIN = NamedNode(RDFS + "domain")
-RANGE = NamedNode(RDFS + "range")
-EQ_CLASS = _owl("equivalentClass")
-EQ_PROPERTY = _owl("equivalentProperty")
-CHAIN = _owl("propertyChainAxiom")
-HAS_KEY = _owl("hasKey")
-ON_PROPERTY = _owl("onProperty")
-ON_CLASS = _owl("onClass")
-HAS_VALUE = _owl("hasValue")
-SOME = _owl("someValuesFrom")
-ALL = _owl("allValuesFrom")
-MAX_C = _owl("maxCardinality")
-MAX_QC = _owl("maxQualifiedCardinality")
-ONE_OF = _owl("oneOf")
-INTERSECTION = _owl("intersectionOf")
-UNION = _owl("unionOf")
 
 #: ``x rdf:type T`` with these ``T`` declare the terms whose reflexive axioms are virtual.
 DECLARATIONS = {

@@ -24,16 +24,9 @@ from collections.abc import Iterable, Set
 
 from pyoxigraph import BlankNode, NamedNode, Triple
 
-RDF = "http://www.w3.org/1999/02/22-rdf-syntax-ns#"
-RDFS = "http://www.w3.org/2000/01/rdf-schema#"
-OWL = "http://www.w3.org/2002/07/owl#"
-XSD = "http://www.w3.org/2001/XMLSchema#"
-BUILTIN_NAMESPACES = (RDF, RDFS, OWL, XSD)
-
-RDF_TYPE = NamedNode(RDF + "type")
-OWL_THING = NamedNode(OWL + "Thing")
-OWL_SAME_AS = NamedNode(OWL + "sameAs")
-RDFS_SUBCLASS_OF = NamedNode(RDFS + "subClassOf")
+from hybridkg.semantic.vocab import BUILTIN_NAMESPACES, OWL, RDF, RDFS, XSD  # noqa: F401 - re-exported
+from hybridkg.semantic.vocab import THING as OWL_THING
+from hybridkg.semantic.vocab import TYPE as RDF_TYPE
 
 _REFLEXIVE_VIRTUAL = frozenset(
     NamedNode(iri)

@@ -22,39 +22,40 @@ from dataclasses import dataclass
 from pyoxigraph import BlankNode, Literal, NamedNode, Triple
 
 from hybridkg.semantic.base import GraphView, Term
+from hybridkg.semantic.vocab import (  # noqa: F401 - re-exported for the rule catalogue
+    ALL,
+    ANNOTATION_PROPERTY,
+    CHAIN,
+    CLASS,
+    DOMAIN,
+    EQ_CLASS,
+    FIRST,
+    HAS_KEY,
+    HAS_VALUE,
+    INTERSECTION,
+    INVERSE,
+    MAX_CARD,
+    MAX_QCARD,
+    NIL,
+    NOTHING,
+    ON_CLASS,
+    ON_PROPERTY,
+    ONE_OF,
+    OWL,
+    RANGE,
+    RDF,
+    RDFS,
+    REST,
+    SAME_AS,
+    SOME,
+    SUBCLASS,
+    SUBPROPERTY,
+    THING,
+    TYPE,
+    UNION,
+)
+from hybridkg.semantic.vocab import EQ_PROPERTY as EQ_PROP
 
-RDF = "http://www.w3.org/1999/02/22-rdf-syntax-ns#"
-RDFS = "http://www.w3.org/2000/01/rdf-schema#"
-OWL = "http://www.w3.org/2002/07/owl#"
-
-TYPE = NamedNode(RDF + "type")
-FIRST = NamedNode(RDF + "first")
-REST = NamedNode(RDF + "rest")
-NIL = NamedNode(RDF + "nil")
-SUBCLASS = NamedNode(RDFS + "subClassOf")
-SUBPROPERTY = NamedNode(RDFS + "subPropertyOf")
-DOMAIN = NamedNode(RDFS + "domain")
-RANGE = NamedNode(RDFS + "range")
-SAME_AS = NamedNode(OWL + "sameAs")
-THING = NamedNode(OWL + "Thing")
-NOTHING = NamedNode(OWL + "Nothing")
-CLASS = NamedNode(OWL + "Class")
-EQ_CLASS = NamedNode(OWL + "equivalentClass")
-EQ_PROP = NamedNode(OWL + "equivalentProperty")
-INVERSE = NamedNode(OWL + "inverseOf")
-ON_PROPERTY = NamedNode(OWL + "onProperty")
-ON_CLASS = NamedNode(OWL + "onClass")
-SOME = NamedNode(OWL + "someValuesFrom")
-ALL = NamedNode(OWL + "allValuesFrom")
-HAS_VALUE = NamedNode(OWL + "hasValue")
-MAX_CARD = NamedNode(OWL + "maxCardinality")
-MAX_QCARD = NamedNode(OWL + "maxQualifiedCardinality")
-INTERSECTION = NamedNode(OWL + "intersectionOf")
-UNION = NamedNode(OWL + "unionOf")
-ONE_OF = NamedNode(OWL + "oneOf")
-CHAIN = NamedNode(OWL + "propertyChainAxiom")
-HAS_KEY = NamedNode(OWL + "hasKey")
-ANNOTATION_PROPERTY = NamedNode(OWL + "AnnotationProperty")
 ANNOTATION_PROPERTIES = tuple(
     NamedNode(iri)
     for iri in (

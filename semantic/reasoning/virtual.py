@@ -16,19 +16,24 @@ from collections.abc import Iterator
 from pyoxigraph import NamedNode, Triple
 
 from ..base import GraphView, Object, Subject
+from ..vocab import (
+    CLASS as OWL_CLASS,
+)
+from ..vocab import (
+    DATATYPE_PROPERTY,
+    EQ_CLASS,
+    NOTHING,
+    OBJECT_PROPERTY,
+    SUBCLASS,
+    SUBPROPERTY,
+    THING,
+    TYPE,
+)
+from ..vocab import (
+    EQ_PROPERTY as EQ_PROPERTY,
+)
 
-_RDF = "http://www.w3.org/1999/02/22-rdf-syntax-ns#"
-_RDFS = "http://www.w3.org/2000/01/rdf-schema#"
-_OWL = "http://www.w3.org/2002/07/owl#"
-TYPE = NamedNode(_RDF + "type")
-SUBCLASS = NamedNode(_RDFS + "subClassOf")
-SUBPROPERTY = NamedNode(_RDFS + "subPropertyOf")
-EQ_CLASS = NamedNode(_OWL + "equivalentClass")
-EQ_PROPERTY = NamedNode(_OWL + "equivalentProperty")
-THING = NamedNode(_OWL + "Thing")
-NOTHING = NamedNode(_OWL + "Nothing")
-OWL_CLASS = NamedNode(_OWL + "Class")
-PROPERTY_KINDS = (NamedNode(_OWL + "ObjectProperty"), NamedNode(_OWL + "DatatypeProperty"))
+PROPERTY_KINDS = (OBJECT_PROPERTY, DATATYPE_PROPERTY)
 AXIOMS = frozenset({Triple(THING, TYPE, OWL_CLASS), Triple(NOTHING, TYPE, OWL_CLASS)})
 _VIRTUAL_PREDICATES = frozenset({TYPE, SUBCLASS, SUBPROPERTY, EQ_CLASS, EQ_PROPERTY})
 
