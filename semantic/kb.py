@@ -44,6 +44,9 @@ log = logging.getLogger(__name__)
 #: Graph receiving data loaded with neither a graph nor a domain.
 DEFAULT_DATA_GRAPH = NamedNode("urn:hybridkg:graph:default")
 
+#: Writes of at least this many quads take the store's bulk path (4-5x faster on disk).
+BULK_MIN_QUADS = 10_000
+
 #: Loads of files larger than this show a progress bar (when asked to).
 PROGRESS_MIN_BYTES = 4 << 20
 
@@ -252,7 +255,16 @@ class KnowledgeBase:
         gained nothing: both hold the GIL while they convert Python objects.)
         """
         delta = session.apply(added=[q.triple for q in add_q], removed=gone)
-        self.store.add(add_q + _inferred_quads(delta.added), bulk=bulk)
+        quads = add_q + _inferred_quads(delta.added)
+        if bulk or len(quads) >= BULK_MIN_QUADS:
+            # the bulk path is not transactional: on failure take out what it may have written
+            try:
+                self.store.add(quads, bulk=True)
+            except BaseException:
+                self.store.remove(quads)
+                raise
+        else:
+            self.store.add(quads)
         if delta.removed:
             self.store.remove(_inferred_quads(delta.removed))
         return delta

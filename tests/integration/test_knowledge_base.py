@@ -211,3 +211,35 @@ def test_export_roundtrip_and_size_limit(tmp_path: Path) -> None:
     with pytest.raises(InputTooLarge, match="10,000 bytes"):
         kb.load(big, graph=EX + "big")
     assert list(kb.store.quads(graph=ex("big"))) == []
+
+
+class _FailingBulkStore:
+    """A TripleStore whose bulk path writes half of what it is given, then fails (disk full)."""
+
+    def __init__(self) -> None:
+        self.inner = make_store("memory")
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self.inner, name)
+
+    def add(self, quads, *, bulk: bool = False) -> int:  # type: ignore[no-untyped-def]
+        items = list(quads)
+        if bulk:
+            self.inner.add(items[: len(items) // 2], bulk=True)
+            raise OSError("No space left on device")
+        return self.inner.add(items)
+
+
+def test_failed_bulk_write_leaves_nothing_behind() -> None:
+    store = _FailingBulkStore()
+    kb = KnowledgeBase(store, reasoner=make_reasoner("reasonable"), validator=make_validator("pyshacl"))  # type: ignore[arg-type]
+    kb.load(ONTOLOGY.encode(), fmt="turtle", graph=EX + "onto")
+    before = set(store.inner.quads())
+    big = "".join(f"<{EX}dog{i}> a <{EX}Dog> .\n" for i in range(6000)).encode()
+    with pytest.raises(OSError, match="No space"):
+        kb.load(big, fmt="turtle", graph=EX + "big")
+    assert set(store.inner.quads()) == before
+    # the knowledge base still works afterwards
+    kb.load(f"<{EX}rex> a <{EX}Dog> .".encode(), fmt="turtle", graph=EX + "g")
+    assert kb.query(f"ASK {{ <{EX}rex> a <{EX}Animal> }}").boolean is True
+    assert kb.query(f"ASK {{ <{EX}dog1> a <{EX}Animal> }}").boolean is False
