@@ -17,9 +17,6 @@ from .config import Settings, load_settings
 
 EXIT_OK, EXIT_VIOLATES, EXIT_ERROR = 0, 1, 2
 
-#: Files above this size take the bulk-load path automatically.
-BULK_THRESHOLD_BYTES = 64 << 20
-
 
 def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--store", metavar="DIR", help="embedded store directory (default: ./hybridkg-store)")
@@ -35,7 +32,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--graph", metavar="IRI", help="target named graph (default: the domain's data graph)")
     p.add_argument("--domain", metavar="NAME", help="domain from the policy file (strict domains are validated)")
     p.add_argument("--format", metavar="F", help="RDF format (default: from the file extension)")
-    p.add_argument("--bulk", action="store_true", help="use the bulk path (automatic above 64 MiB)")
+    p.add_argument("--bulk", action="store_true", help="force the store's bulk path (automatic from 10,000 quads)")
     p.add_argument("--json", action="store_true", help="print a JSON summary")
     p.add_argument("files", nargs="+", metavar="FILE")
 
@@ -89,9 +86,8 @@ def cmd_load(args: argparse.Namespace) -> int:
         path = Path(name)
         if not path.is_file():
             raise InvalidInput(f"no such file: {path}")
-        bulk = args.bulk or path.stat().st_size > BULK_THRESHOLD_BYTES
         results.append(
-            kb.load(path, fmt=args.format, graph=args.graph, domain=args.domain, bulk=bulk, progress=True)
+            kb.load(path, fmt=args.format, graph=args.graph, domain=args.domain, bulk=args.bulk, progress=True)
         )
     kb.flush()
     if args.json:
