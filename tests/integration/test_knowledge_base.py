@@ -243,3 +243,25 @@ def test_failed_bulk_write_leaves_nothing_behind() -> None:
     kb.load(f"<{EX}rex> a <{EX}Dog> .".encode(), fmt="turtle", graph=EX + "g")
     assert kb.query(f"ASK {{ <{EX}rex> a <{EX}Animal> }}").boolean is True
     assert kb.query(f"ASK {{ <{EX}dog1> a <{EX}Animal> }}").boolean is False
+
+
+def test_knowledge_base_over_a_remote_sparql_endpoint(oxigraph_server: str) -> None:
+    store = make_store("remote", query_url=f"{oxigraph_server}/query", update_url=f"{oxigraph_server}/update")
+    kb = KnowledgeBase(store, reasoner=make_reasoner("reasonable"), validator=make_validator("auto"),
+                       policy=DomainPolicy.load())
+    kb.load(ONTOLOGY.encode(), fmt="turtle", graph=EX + "onto")
+    kb.load(f"<{EX}rex> a <{EX}Dog> . <{EX}a> <{EX}partOf> <{EX}b> . <{EX}b> <{EX}partOf> <{EX}c> .".encode(),
+            fmt="turtle", graph=EX + "g1")
+    assert kb.query(f"ASK {{ <{EX}rex> a <{EX}Animal> }}").boolean is True
+    assert kb.query(f"ASK {{ <{EX}rex> a <{EX}Animal> }}", inference=False).boolean is False
+    e = kb.explain(Triple(ex("a"), ex("partOf"), ex("c")))
+    assert e.rule == "prp-trp"
+    kb.write(removed=[Quad(ex("b"), ex("partOf"), ex("c"), ex("g1"))])
+    assert kb.query(f"ASK {{ <{EX}a> <{EX}partOf> <{EX}c> }}").boolean is False
+    # a strict-domain violation over the remote store stores nothing either
+    dom = kb.policy.get("clinical")
+    with pytest.raises(ShapeViolation):
+        kb.load(dom.path_of(dom.examples["invalid"]) or Path(), domain="clinical")
+    graphs = {g.value for g in store.graphs()}
+    assert dom.ontology_graph in graphs
+    assert dom.data_graph not in graphs
