@@ -18,6 +18,30 @@ _URIREF, _BNODE, _LITERAL = rdflib.URIRef, rdflib.BNode, rdflib.Literal
 _SWAP_LOCK = threading.Lock()
 
 
+class URIRef(str):
+    """A bare IRI node for ``reasonable``'s input (the engine dispatches on the class *name*).
+
+    rdflib's ``URIRef`` lacks the ``datatype``/``language`` attributes the engine reads for every
+    term, so each read raised and caught an AttributeError; these class attributes make the read
+    free, which halves the engine's input conversion on LUBM(1). Used only inside
+    :class:`RdflibCodec` (``light=True``); IRIs and blank node ids never share a string (an IRI
+    has a scheme colon, a blank node label cannot), and rdflib literals always carry a datatype or
+    a language, so hashing them with plain ``str`` semantics cannot confuse kinds.
+    """
+
+    __slots__ = ()
+    datatype = None
+    language = None
+
+
+class BNode(str):
+    """A bare blank-node id for ``reasonable``'s input (see :class:`URIRef`)."""
+
+    __slots__ = ()
+    datatype = None
+    language = None
+
+
 class _TermFactory(dict[Any, Any]):
     """A memo of rdflib terms that can stand in for an rdflib term class while a native engine runs.
 
@@ -27,9 +51,10 @@ class _TermFactory(dict[Any, Any]):
 
     real: type
 
-    def __init__(self, real: type) -> None:
+    def __init__(self, real: type, stands_for: type | None = None) -> None:
         super().__init__()
         self.real = real
+        self.stands_for = stands_for or real
 
     __call__ = dict.__getitem__
 
@@ -38,13 +63,13 @@ class _TermFactory(dict[Any, Any]):
         return node
 
     def __instancecheck__(self, obj: object) -> bool:
-        return isinstance(obj, self.real)
+        return isinstance(obj, (self.real, self.stands_for))
 
     def __subclasscheck__(self, cls: type) -> bool:
-        return issubclass(cls, self.real)
+        return issubclass(cls, (self.real, self.stands_for))
 
     def __getattr__(self, name: str) -> Any:
-        return getattr(self.real, name)
+        return getattr(self.stands_for, name)
 
     def __hash__(self) -> int:  # type: ignore[override]
         return id(self)
@@ -132,11 +157,15 @@ class RdflibCodec:
     RDF-star triple terms cannot be encoded and raise ``TypeError``.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, *, light: bool = False) -> None:
+        """``light=True``: IRIs and blank nodes become the bare :class:`URIRef`/:class:`BNode` of
+        this module (for ``reasonable`` only); literals stay ``rdflib.Literal``."""
         self._encoded: dict[NamedNode | BlankNode | Literal, rdflib.term.Node] = {}
         self._decoded: dict[rdflib.term.Node, NamedNode | BlankNode | Literal] = {}
-        self._uris = _TermFactory(_URIREF)
-        self._bnodes = _TermFactory(_BNODE)
+        self._iri_type: type = URIRef if light else _URIREF
+        self._bnode_type: type = BNode if light else _BNODE
+        self._uris = _TermFactory(self._iri_type, _URIREF)
+        self._bnodes = _TermFactory(self._bnode_type, _BNODE)
         self._literals = _LiteralFactory(_LITERAL)
 
     def encode(self, term: NamedNode | BlankNode | Literal) -> rdflib.term.Node:
@@ -199,7 +228,14 @@ class RdflibCodec:
             return self._decoded[node]
         except KeyError:
             pass
-        term = from_rdflib_term(node)
+        kind = type(node)
+        term: NamedNode | BlankNode | Literal
+        if kind is self._iri_type:
+            term = NamedNode(str.__str__(node))
+        elif kind is self._bnode_type:
+            term = BlankNode(str.__str__(node))
+        else:
+            term = from_rdflib_term(node)
         self._decoded[node] = term
         return term
 
@@ -209,7 +245,7 @@ class RdflibCodec:
         """Convert rdflib triples, skipping generalised ones (literal subject, non-IRI predicate)."""
         cache = self._decoded
         decode = self.decode
-        literal, uriref = _LITERAL, _URIREF  # not rdflib.*: another thread may have swapped them
+        literal, uriref = _LITERAL, self._iri_type  # not rdflib.*: another thread may have swapped them
         out: list[Triple] = []
         append = out.append
         for s, p, o in triples:

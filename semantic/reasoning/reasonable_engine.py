@@ -61,7 +61,7 @@ class ReasonableClosure:
     """
 
     def __init__(self, asserted: Iterable[Triple]) -> None:
-        self.codec = RdflibCodec()
+        self.codec = RdflibCodec(light=True)
         self.asserted: set[Triple] = set(asserted)
         self._keys: set[_RdflibTriple] = set()
         self._output: list[_RdflibTriple] = []

@@ -417,3 +417,26 @@ def test_codec_constructor_swap_is_transparent_and_restored() -> None:
     assert rdflib.URIRef is real
     assert rdflib.Literal is real_literal
     assert codec.decode(encoded) == x
+
+
+@pytest.mark.parametrize("engine", ["reasonable", "owlrl"])
+def test_iri_and_literal_with_the_same_text_stay_distinct(engine: str) -> None:
+    """The default engine's bare input nodes hash like ``str``: an IRI and a literal (or a blank
+    node) spelled alike must still be different terms in and out."""
+    from pyoxigraph import BlankNode as B
+    from pyoxigraph import Literal as L
+    from pyoxigraph import NamedNode as N
+    from pyoxigraph import Triple as T
+
+    from hybridkg.semantic.reasoning.factory import make_reasoner
+
+    sub = N("http://www.w3.org/2000/01/rdf-schema#subPropertyOf")
+    a, p, q, r = (N(f"http://ex/{x}") for x in "apqr")
+    iri = N("http://ex/b")
+    base = {
+        T(p, sub, r), T(q, sub, r),
+        T(a, p, L("http://ex/b")), T(a, q, iri),
+        T(a, q, B("b1")), T(a, p, L("b1")),
+    }
+    inferred = make_reasoner(engine).materialize(base)
+    assert {T(a, r, L("http://ex/b")), T(a, r, iri), T(a, r, B("b1")), T(a, r, L("b1"))} <= inferred
