@@ -179,12 +179,19 @@ class KnowledgeBase:
     def _reasoning_session(self) -> ReasoningSession:
         if self._session is None:
             self._session = self.reasoner.session(self.asserted_triples())
-            stored = self.inferred_triples()
-            wanted = set(self._session.inferred)
-            if stored != wanted:  # reconcile a store written by another engine or version
-                self.store.remove(Quad(t.subject, t.predicate, t.object, INFERRED_GRAPH) for t in stored - wanted)
-                self.store.add([Quad(t.subject, t.predicate, t.object, INFERRED_GRAPH) for t in wanted - stored])
+            # reconcile a store written by another engine or version
+            self._replace_inferred(set(self._session.inferred))
         return self._session
+
+    def _replace_inferred(self, wanted: set[Triple]) -> tuple[set[Triple], set[Triple]]:
+        """Make the inferred graph hold exactly ``wanted``; returns (added, removed)."""
+        stored = self.inferred_triples()
+        to_add, to_remove = wanted - stored, stored - wanted
+        if to_remove:
+            self.store.remove(_inferred_quads(to_remove))
+        if to_add:
+            self.store.add(_inferred_quads(to_add))
+        return to_add, to_remove
 
     # ------------------------------------------------------------------ writes
     def write(
@@ -198,8 +205,8 @@ class KnowledgeBase:
         """Commit one change: validate (strict domains), store, update the closure, notify."""
         add_q = [q for q in dict.fromkeys(added) if q.graph_name != INFERRED_GRAPH]
         rem_q = [q for q in dict.fromkeys(removed) if q.graph_name != INFERRED_GRAPH]
-        graphs_touched = {q.graph_name for q in add_q}
-        fresh = {g for g in graphs_touched if isinstance(g, NamedNode) and g not in set(self.store.graphs())}
+        existing = set(self.store.graphs())
+        fresh = {q.graph_name for q in add_q if isinstance(q.graph_name, NamedNode)} - existing
         add_q = [q for q in add_q if q.graph_name in fresh or not self._contains(q)]
         rem_q = [q for q in rem_q if self._contains(q)]
         warnings: tuple[ValidationResult, ...] = ()
@@ -376,12 +383,7 @@ class KnowledgeBase:
         asserted = self.asserted_triples()
         session = engine.session(asserted)
         wanted = set(session.inferred)
-        stored = self.inferred_triples()
-        to_add, to_remove = wanted - stored, stored - wanted
-        if to_remove:
-            self.store.remove(Quad(t.subject, t.predicate, t.object, INFERRED_GRAPH) for t in to_remove)
-        if to_add:
-            self.store.add([Quad(t.subject, t.predicate, t.object, INFERRED_GRAPH) for t in to_add])
+        to_add, to_remove = self._replace_inferred(wanted)
         if engine is self.reasoner:
             self._session = session
         else:

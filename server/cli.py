@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import HybridKGError, InvalidInput, ShapeViolation
+from ..semantic.store.factory import StoreBackend
 from .config import Settings, load_settings
 
 EXIT_OK, EXIT_VIOLATES, EXIT_ERROR = 0, 1, 2
@@ -64,7 +65,7 @@ def build_parser() -> argparse.ArgumentParser:
 def _settings(args: argparse.Namespace) -> Settings:
     settings = load_settings(args.config)
     if args.store:
-        settings.store.backend = settings.store.backend.__class__("embedded")
+        settings.store.backend = StoreBackend.EMBEDDED
         settings.store.path = Path(args.store)
     return settings
 
@@ -182,7 +183,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
     settings = _settings(args)
     if not args.store and not args.config:
-        settings.store.backend = settings.store.backend.__class__("memory")
+        settings.store.backend = StoreBackend.MEMORY
     return run_demo(settings)
 
 
