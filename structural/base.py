@@ -1,0 +1,200 @@
+"""The structural layer's seams and records: one small Protocol per backend, typed records across them.
+
+Backends: :class:`GraphStore` (FalkorDB embedded, Neo4j), :class:`VectorIndex` (in-process exact/HNSW, or
+the graph database's native index), :class:`Embedder` (sentence-transformers, hashing), :class:`Extractor`
+(offline gazetteer + noun phrases, or an LLM over an OpenAI-compatible chat API).
+
+The property-graph model every backend stores (labels and relationship types are constants below):
+
+* ``(:Document {id, domain, hash, title, format, chunk_ids})``
+* ``(:Chunk {id, doc, domain, index, text, tokens, hash, entity_ids, relation_ids})``
+* ``(:Entity {id, name, norm, type, description, domain, source_chunks, iri})``
+* ``(:Chunk)-[:MENTIONS {id}]->(:Entity)``
+* ``(:Entity)-[:RELATED {id, type, keywords, description, w_struct, w_attn, attn_epoch, source_chunks,
+  domain}]->(:Entity)``
+
+Node ids are unique across labels (``doc:``, ``chunk:``, ``ent:`` prefixes); relationship ids are unique
+per relationship type.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+import numpy.typing as npt
+
+DOCUMENT = "Document"
+CHUNK = "Chunk"
+ENTITY = "Entity"
+MENTIONS = "MENTIONS"
+RELATED = "RELATED"
+
+Vector = npt.NDArray[np.float32]
+
+
+# --------------------------------------------------------------------------------------------- graph
+
+
+@dataclass(frozen=True, slots=True)
+class Node:
+    id: str
+    label: str
+    props: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class Edge:
+    """A stored relationship; ``src``/``dst`` are node ids in stored direction."""
+
+    id: str
+    type: str
+    src: str
+    dst: str
+    props: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class EdgeRow:
+    """One relationship to upsert (merged by ``id``; ``props`` are set over the existing ones)."""
+
+    id: str
+    src: str
+    dst: str
+    src_label: str
+    dst_label: str
+    props: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(slots=True)
+class Subgraph:
+    nodes: dict[str, Node] = field(default_factory=dict)
+    edges: list[Edge] = field(default_factory=list)
+
+
+@runtime_checkable
+class GraphStore(Protocol):
+    """A property graph speaking openCypher with parameters."""
+
+    def query(self, cypher: str, params: Mapping[str, Any] | None = None) -> list[dict[str, Any]]:
+        """Run one parameterised openCypher statement; rows map column names to plain Python values."""
+        ...
+
+    def upsert_nodes(self, label: str, rows: Sequence[Mapping[str, Any]]) -> None:
+        """Merge nodes by ``row["id"]``; the row's other keys are set as properties (``None`` removes one)."""
+        ...
+
+    def upsert_edges(self, rel_type: str, rows: Sequence[EdgeRow]) -> None:
+        """Merge relationships by id between existing nodes; endpoints that do not exist are an error."""
+        ...
+
+    def neighbourhood(
+        self, label: str, ids: Sequence[str], depth: int = 1, rel_types: Sequence[str] | None = None
+    ) -> Subgraph:
+        """The nodes ``ids`` (of ``label``) and everything within ``depth`` hops over ``rel_types`` (any
+        direction; all types when ``None``), with the relationships traversed. ``depth=0`` fetches the nodes."""
+        ...
+
+    def edges(self, rel_type: str, ids: Sequence[str]) -> list[Edge]:
+        """Relationships of ``rel_type`` by id (unknown ids are left out)."""
+        ...
+
+    def delete(self, label_or_type: str, ids: Sequence[str], *, edges: bool = False) -> None:
+        """Delete nodes of a label (with their relationships) or, with ``edges=True``, relationships by id."""
+        ...
+
+    def close(self) -> None: ...
+
+
+# --------------------------------------------------------------------------------------------- vectors
+
+
+@dataclass(frozen=True, slots=True)
+class VectorHit:
+    id: str
+    score: float  # cosine similarity in [-1, 1]
+
+
+@runtime_checkable
+class VectorIndex(Protocol):
+    """Cosine top-k over unit vectors keyed by string id."""
+
+    @property
+    def dim(self) -> int: ...
+
+    def __len__(self) -> int: ...
+
+    def upsert(self, ids: Sequence[str], vectors: Vector) -> None:
+        """Add or replace vectors (rows of a float32 matrix; normalised by the index)."""
+        ...
+
+    def remove(self, ids: Sequence[str]) -> None:
+        """Remove vectors by id; unknown ids are ignored."""
+        ...
+
+    def search(self, query: Vector, k: int) -> list[VectorHit]:
+        """The ``k`` nearest ids by cosine similarity, best first."""
+        ...
+
+    def save(self) -> None:
+        """Persist to the index's directory (no-op for indexes that live in the graph database)."""
+        ...
+
+
+# --------------------------------------------------------------------------------------------- embedding
+
+
+@runtime_checkable
+class Embedder(Protocol):
+    @property
+    def dim(self) -> int: ...
+
+    def embed(self, texts: Sequence[str]) -> Vector:
+        """One unit-length float32 row per text."""
+        ...
+
+
+# --------------------------------------------------------------------------------------------- extraction
+
+
+@dataclass(frozen=True, slots=True)
+class ExtractedEntity:
+    name: str
+    type: str = "concept"
+    description: str = ""
+    iri: str | None = None  # set when the mention links an entity the knowledge base already knows
+
+
+@dataclass(frozen=True, slots=True)
+class ExtractedRelation:
+    src: str  # entity name as extracted
+    dst: str
+    type: str = "related_to"
+    keywords: tuple[str, ...] = ()
+    description: str = ""
+    weight: float = 1.0
+
+
+@dataclass(slots=True)
+class Extraction:
+    entities: list[ExtractedEntity] = field(default_factory=list)
+    relations: list[ExtractedRelation] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class KnownEntity:
+    """An entity the knowledge base already knows, with the names a text may use for it."""
+
+    iri: str
+    labels: tuple[str, ...]
+    type: str = "concept"
+    description: str = ""
+
+
+@runtime_checkable
+class Extractor(Protocol):
+    def extract(self, text: str, *, entity_types: Sequence[str] = ()) -> Extraction:
+        """Entities and relations found in one chunk of text."""
+        ...

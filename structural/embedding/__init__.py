@@ -1,0 +1,1 @@
+"""embedding of the structural layer."""

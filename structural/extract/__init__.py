@@ -1,0 +1,1 @@
+"""extract of the structural layer."""

@@ -1,0 +1,1 @@
+"""graphstore of the structural layer."""

@@ -1,0 +1,1 @@
+"""ingest of the structural layer."""

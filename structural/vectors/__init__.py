@@ -1,0 +1,1 @@
+"""vectors of the structural layer."""
