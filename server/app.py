@@ -2,11 +2,18 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
+from pyoxigraph import NamedNode
+
+from ..semantic.base import INFERRED_GRAPH
 from ..semantic.domains import DomainPolicy
 from ..semantic.kb import KnowledgeBase
 from ..semantic.reasoning.factory import make_reasoner
 from ..semantic.store.factory import make_store
 from ..semantic.validation.factory import make_validator
+from ..structural.base import KnownEntity
+from ..structural.knowledge import StructuralKB, known_from_rows
 from .config import Settings
 
 
@@ -20,3 +27,60 @@ def open_knowledge_base(settings: Settings) -> KnowledgeBase:
         policy=DomainPolicy.load(settings.domains.policy),
         max_input_bytes=s.max_input_bytes,
     )
+
+
+KNOWN_ENTITIES = """
+PREFIX rdfs: <http://www.w3.org/2000/01/rdf-schema#>
+PREFIX skos: <http://www.w3.org/2004/02/skos/core#>
+PREFIX owl: <http://www.w3.org/2002/07/owl#>
+SELECT ?iri ?label (SAMPLE(?cls) AS ?type) WHERE {
+  VALUES ?g { %(graphs)s }
+  GRAPH ?g { ?iri rdfs:label|skos:prefLabel|skos:altLabel ?label }
+  FILTER(isIRI(?iri))
+  OPTIONAL { GRAPH ?g2 { ?iri a ?cls } FILTER(isIRI(?cls) && ?cls != owl:NamedIndividual && ?cls != owl:Thing
+             && ?cls != owl:Class && ?cls != owl:ObjectProperty && ?cls != owl:DatatypeProperty) }
+} GROUP BY ?iri ?label
+"""
+
+ENTITY_TYPES = """
+PREFIX rdfs: <http://www.w3.org/2000/01/rdf-schema#>
+PREFIX owl: <http://www.w3.org/2002/07/owl#>
+SELECT DISTINCT ?cls ?label WHERE {
+  GRAPH %(graph)s { ?cls a owl:Class . OPTIONAL { ?cls rdfs:label ?label } FILTER(isIRI(?cls)) }
+}
+"""
+
+
+def _local_name(iri: str) -> str:
+    return iri.rstrip("/#").rsplit("#", 1)[-1].rsplit("/", 1)[-1]
+
+
+def domain_vocabulary(kb: KnowledgeBase, domain: str) -> tuple[list[KnownEntity], list[str]]:
+    """The domain's labelled resources (for the offline extractor) and class names (for LLM prompts)."""
+    dom = kb.policy.get(domain)
+    kb.ensure_domain(domain)
+    graphs = " ".join(str(g) for g in (*(NamedNode(x) for x in dom.graphs), INFERRED_GRAPH))
+    result = kb.query(KNOWN_ENTITIES % {"graphs": graphs})
+    rows = []
+    for iri, label, cls in result.rows:
+        if iri is None or label is None:
+            continue
+        rows.append({"iri": iri.value, "label": label.value, "type": _local_name(cls.value) if cls else "concept"})
+    types_result = kb.query(ENTITY_TYPES % {"graph": str(NamedNode(dom.ontology_graph))})
+    types = sorted({(lbl.value if lbl is not None else _local_name(c.value)) for c, lbl in types_result.rows if c})
+    return known_from_rows(rows), types
+
+
+def open_structural(settings: Settings, kb: KnowledgeBase | None = None, domains: Sequence[str] = ()) -> StructuralKB:
+    """The structural layer under ``settings.structural_path()``; the offline extractor links entities the
+    semantic layer knows for ``domains`` (their labels and altLabels)."""
+    known: list[KnownEntity] = []
+    types: dict[str, list[str]] = {}
+    if kb is not None:
+        for name in domains:
+            found, classes = domain_vocabulary(kb, name)
+            known.extend(found)
+            types[name] = classes
+    skb = StructuralKB.open(settings.structural, settings.structural_path(), known=known)
+    skb.entity_types.update(types)
+    return skb

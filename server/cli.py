@@ -57,6 +57,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-inference", action="store_true", help="validate the data as written, without its closure")
     p.add_argument("data", nargs="+", metavar="DATA")
 
+    from .cli_structural import add_parsers
+
+    add_parsers(sub, _common)
+
     p = sub.add_parser("demo", help="load the bundled demo knowledge base, reason, validate, query, explain")
     _common(p)
     return parser
@@ -187,6 +191,16 @@ def cmd_demo(args: argparse.Namespace) -> int:
     return run_demo(settings)
 
 
+def _structural(name: str) -> Any:
+    def run(args: argparse.Namespace) -> int:
+        from . import cli_structural
+
+        command = getattr(cli_structural, f"cmd_{name}")
+        return int(command(args, _settings(args), _print_json))
+
+    return run
+
+
 COMMANDS = {
     "load": cmd_load,
     "reason": cmd_reason,
@@ -194,6 +208,9 @@ COMMANDS = {
     "explain": cmd_explain,
     "validate": cmd_validate,
     "demo": cmd_demo,
+    "docs": _structural("docs"),
+    "retrieve": _structural("retrieve"),
+    "feedback": _structural("feedback"),
 }
 
 

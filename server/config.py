@@ -2,7 +2,8 @@
 
 File: YAML or TOML (``--config FILE``). Environment overrides use the prefix ``HYBRIDKG_`` and
 ``__`` between section and field, e.g. ``HYBRIDKG_STORE__BACKEND=remote``,
-``HYBRIDKG_REASONING__ENGINE=owlrl``. Nothing is read at import time.
+``HYBRIDKG_REASONING__ENGINE=owlrl``, nested sections likewise:
+``HYBRIDKG_STRUCTURAL__GRAPH__BACKEND=neo4j``. Nothing is read at import time.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from ..errors import InvalidInput
 from ..semantic.base import ReasonerEngine
 from ..semantic.formats import DEFAULT_MAX_BYTES
 from ..semantic.store.factory import StoreBackend
+from ..structural.settings import StructuralConfig
 
 ENV_PREFIX = "HYBRIDKG_"
 
@@ -65,6 +67,13 @@ class Settings(BaseModel):
     reasoning: ReasoningConfig = Field(default_factory=lambda: ReasoningConfig(), description="OWL 2 RL reasoning.")
     validation: ValidationConfig = Field(default_factory=lambda: ValidationConfig(), description="SHACL validation.")
     domains: DomainsConfig = Field(default_factory=lambda: DomainsConfig(), description="Domain policies.")
+    structural: StructuralConfig = Field(
+        default_factory=lambda: StructuralConfig(), description="Property graph, vectors and retrieval."
+    )
+
+    def structural_path(self) -> Path:
+        """Where the structural layer keeps its data: ``structural.path`` or ``<store.path>/structural``."""
+        return self.structural.path or self.store.path / "structural"
 
 
 def _env_overrides(environ: Mapping[str, str]) -> dict[str, Any]:
@@ -72,8 +81,11 @@ def _env_overrides(environ: Mapping[str, str]) -> dict[str, Any]:
     for key, value in environ.items():
         if not key.startswith(ENV_PREFIX) or "__" not in key:
             continue
-        section, _, field = key[len(ENV_PREFIX):].lower().partition("__")
-        out.setdefault(section, {})[field] = value
+        *sections, field = key[len(ENV_PREFIX):].lower().split("__")
+        node = out
+        for section in sections:
+            node = node.setdefault(section, {})
+        node[field] = value
     return out
 
 

@@ -1,0 +1,148 @@
+"""CLI commands of the structural layer: ``docs add|update|delete``, ``retrieve``, ``feedback``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+from pathlib import Path
+from typing import Any
+
+from ..errors import InvalidInput
+from ..structural.settings import Mode
+
+
+def add_parsers(sub: Any, common: Any) -> None:
+    p = sub.add_parser("docs", help="add, update or delete text documents in the property graph")
+    p.add_argument("action", choices=["add", "update", "delete"])
+    common(p)
+    p.add_argument("--domain", required=True, metavar="NAME", help="domain from the policy file")
+    p.add_argument("--id", metavar="DOC_ID", help="document id (one FILE only; default: the file path)")
+    p.add_argument("--format", choices=["text", "markdown", "html"], help="default: from the file extension")
+    p.add_argument("--json", action="store_true", help="print a JSON summary")
+    p.add_argument("files", nargs="+", metavar="FILE")
+
+    p = sub.add_parser("retrieve", help="graph + vector retrieval; prints JSON")
+    common(p)
+    p.add_argument("--mode", default=str(Mode.HYBRID), metavar="MODE",
+                   help="local | global | hybrid (default) | naive | mix")
+    p.add_argument("--top-k", type=int, metavar="K", help="entities, relations and chunks to return")
+    p.add_argument("--domain", metavar="NAME", help="only this domain's entities, relations and chunks")
+    p.add_argument("query", metavar="QUERY")
+
+    p = sub.add_parser("feedback", help="attention feedback: NODE_ID=SCORE multiplies w_attn of its edges by 1+SCORE")
+    common(p)
+    p.add_argument("--from", dest="from_file", metavar="FILE", help="JSON object {node_id: score}")
+    p.add_argument("scores", nargs="*", metavar="NODE_ID=SCORE")
+
+
+def doc_id_for(path: Path) -> str:
+    """A stable id for a file: its path relative to the working directory (absolute when outside it)."""
+    resolved = path.resolve()
+    try:
+        return resolved.relative_to(Path.cwd().resolve()).as_posix()
+    except ValueError:
+        return resolved.as_posix()
+
+
+def _open_structural(args: argparse.Namespace, settings: Any, domains: tuple[str, ...] = ()) -> Any:
+    from .app import open_knowledge_base, open_structural
+
+    kb = open_knowledge_base(settings) if domains else None
+    return open_structural(settings, kb, domains)
+
+
+def cmd_docs(args: argparse.Namespace, settings: Any, print_json: Any) -> int:
+    from tqdm import tqdm
+
+    from ..semantic.domains import DomainPolicy
+
+    DomainPolicy.load(settings.domains.policy).get(args.domain)
+    if args.id and len(args.files) != 1:
+        raise InvalidInput("--id names one document; give exactly one FILE with it")
+    items: list[tuple[str, Path]] = [(args.id or doc_id_for(Path(f)), Path(f)) for f in args.files]
+    if args.action != "delete":
+        for _, path in items:
+            if not path.is_file():
+                raise InvalidInput(f"no such file: {path}")
+    skb = _open_structural(args, settings, (args.domain,) if args.action != "delete" else ())
+    changes = []
+    try:
+        for doc_id, path in tqdm(items, desc=f"docs {args.action}", unit="doc", disable=not sys.stderr.isatty()):
+            if args.action == "delete":
+                changes.append(skb.delete_document(doc_id))
+                continue
+            data = path.read_bytes()
+            op = skb.add_document if args.action == "add" else skb.update_document
+            changes.append(op(doc_id, data, domain=args.domain, fmt=args.format, name=path.name))
+    finally:
+        skb.close()
+    if args.json:
+        print_json({"action": args.action, "documents": [c.to_json() for c in changes]})
+    else:
+        for c in changes:
+            print(f"{c.doc_id}: {c.action} (+{c.chunks_added}/-{c.chunks_removed} chunks, "
+                  f"+{c.entities_added}/-{c.entities_removed} entities, "
+                  f"+{c.relations_added}/-{c.relations_removed} relations, {c.took_ms:.0f} ms)")
+    return 0
+
+
+def cmd_retrieve(args: argparse.Namespace, settings: Any, print_json: Any) -> int:
+    if args.mode not in {m.value for m in Mode}:
+        raise InvalidInput(f"unknown mode {args.mode!r}; use one of {', '.join(m.value for m in Mode)}")
+    if args.top_k is not None and args.top_k <= 0:
+        raise InvalidInput(f"--top-k must be a positive number, not {args.top_k}")
+    if not args.query.strip():
+        raise InvalidInput("the query is empty")
+    skb = _open_structural(args, settings)
+    try:
+        result = skb.retrieve(args.query, mode=args.mode, top_k=args.top_k, domain=args.domain)
+    finally:
+        skb.close()
+    print_json(result.to_json())
+    return 0
+
+
+def parse_scores(pairs: list[str], from_file: str | None) -> dict[str, float]:
+    scores: dict[str, float] = {}
+    if from_file:
+        path = Path(from_file)
+        if not path.is_file():
+            raise InvalidInput(f"no such file: {path}")
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError) as e:
+            raise InvalidInput(f"{path} is not a JSON object of node_id -> score: {e}") from e
+        if not isinstance(data, dict):
+            raise InvalidInput(f"{path} is not a JSON object of node_id -> score")
+        for k, v in data.items():
+            if isinstance(v, bool) or not isinstance(v, int | float):
+                raise InvalidInput(f"score of {k!r} in {path} is not a number: {v!r}")
+            scores[str(k)] = float(v)
+    for pair in pairs:
+        node, sep, value = pair.rpartition("=")
+        if not sep or not node:
+            raise InvalidInput(f"feedback {pair!r} is not NODE_ID=SCORE")
+        try:
+            scores[node] = float(value)
+        except ValueError as e:
+            raise InvalidInput(f"score in {pair!r} is not a number") from e
+    if not scores:
+        raise InvalidInput("no feedback given: pass NODE_ID=SCORE pairs or --from FILE")
+    for k, v in scores.items():
+        if not math.isfinite(v):
+            raise InvalidInput(f"score of {k!r} is not finite")
+    return scores
+
+
+def cmd_feedback(args: argparse.Namespace, settings: Any, print_json: Any) -> int:
+    scores = parse_scores(args.scores, args.from_file)
+    skb = _open_structural(args, settings)
+    try:
+        result = skb.feedback(scores)
+    finally:
+        skb.close()
+    print_json(result.to_json() if hasattr(result, "to_json") else dict(vars(result)))
+    return 0
+

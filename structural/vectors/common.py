@@ -1,0 +1,163 @@
+"""What every in-process vector index shares: input checks, unit normalisation and crash-safe files.
+
+An index directory holds one JSON manifest per index kind (``exact.json``, ``hnsw.json``) naming the data
+file it goes with (``exact-<generation>.npy``, ...). A save writes the new data file under a fresh name,
+then atomically replaces the manifest, then deletes data files no manifest names: a crash at any point
+leaves the previous or the new state, never a mix.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+import uuid
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import IO, Any
+
+import numpy as np
+
+from ...errors import HybridKGError, InvalidInput
+from ..base import Vector, VectorHit
+
+
+def unit_rows(ids: Sequence[str], vectors: Vector, dim: int) -> tuple[list[str], Vector]:
+    """Checked, de-duplicated (last row wins) ids with their rows scaled to unit length."""
+    if isinstance(ids, str):
+        raise InvalidInput("ids must be a sequence of strings, not one string")
+    ids = list(ids)
+    if not all(isinstance(i, str) for i in ids):
+        raise InvalidInput("vector ids must be strings")
+    matrix = np.asarray(vectors, dtype=np.float32)
+    if matrix.ndim == 1 and len(ids) == 1:
+        matrix = matrix[None, :]
+    if matrix.ndim != 2:
+        raise InvalidInput(f"vectors must be a 2-D matrix (one row per id), got {matrix.ndim} dimension(s)")
+    if matrix.shape[0] != len(ids):
+        raise InvalidInput(f"got {len(ids)} ids but {matrix.shape[0]} vectors")
+    if matrix.shape[1] != dim:
+        raise InvalidInput(f"vectors have dimension {matrix.shape[1]}; this index holds dimension {dim}")
+    if not np.isfinite(matrix).all():
+        bad = ids[int(np.flatnonzero(~np.isfinite(matrix).all(axis=1))[0])]
+        raise InvalidInput(f"the vector for {bad!r} contains NaN or infinity")
+    norms = np.linalg.norm(matrix, axis=1)
+    if (norms == 0).any():
+        raise InvalidInput(f"the vector for {ids[int(np.flatnonzero(norms == 0)[0])]!r} is all zeros")
+    last = {id_: row for row, id_ in enumerate(ids)}
+    if len(last) < len(ids):
+        keep = np.fromiter(last.values(), dtype=np.int64, count=len(last))
+        matrix, norms, ids = matrix[keep], norms[keep], list(last)
+    return ids, (matrix / norms[:, None]).astype(np.float32, copy=False)
+
+
+def unit_query(query: Vector, dim: int, k: int) -> Vector:
+    """The query as a checked unit row."""
+    if isinstance(k, bool) or not isinstance(k, int | np.integer) or k <= 0:
+        raise InvalidInput(f"k must be a positive integer, got {k!r}")
+    q = np.asarray(query, dtype=np.float32)
+    if q.ndim == 2 and q.shape[0] == 1:
+        q = q[0]
+    if q.ndim != 1 or q.shape[0] != dim:
+        raise InvalidInput(f"the query has shape {tuple(q.shape)}; this index holds dimension {dim}")
+    if not np.isfinite(q).all():
+        raise InvalidInput("the query vector contains NaN or infinity")
+    norm = float(np.linalg.norm(q))
+    if norm == 0:
+        raise InvalidInput("the query vector is all zeros")
+    return (q / norm).astype(np.float32, copy=False)
+
+
+def hit(id_: str, score: float) -> VectorHit:
+    return VectorHit(id_, min(1.0, max(-1.0, float(score))))
+
+
+def check_dim(dim: int) -> int:
+    if isinstance(dim, bool) or not isinstance(dim, int) or dim <= 0:
+        raise InvalidInput(f"the vector dimension must be a positive integer, got {dim!r}")
+    return dim
+
+
+# --------------------------------------------------------------------------------------------- files
+
+
+def corrupt(path: Path, detail: str) -> HybridKGError:
+    return HybridKGError(
+        f"the vector index in {path} cannot be used ({detail}); delete that directory and re-index to rebuild it"
+    )
+
+
+def read_manifest(path: Path, name: str, kind: str, version: int) -> dict[str, Any] | None:
+    """The manifest ``name`` in ``path``, or ``None`` when the index was never saved there."""
+    file = path / name
+    try:
+        raw = file.read_bytes()
+    except FileNotFoundError:
+        return None
+    except OSError as e:
+        raise corrupt(path, f"{name} is unreadable: {e}") from e
+    try:
+        manifest = json.loads(raw)
+    except ValueError as e:
+        raise corrupt(path, f"{name} is not valid JSON") from e
+    if not isinstance(manifest, dict) or manifest.get("kind") != kind:
+        raise corrupt(path, f"{name} is not a {kind} index manifest")
+    if manifest.get("version") != version:
+        raise corrupt(path, f"{name} has format version {manifest.get('version')!r}; this build reads {version}")
+    return manifest
+
+
+def stored_dim(path: Path, manifest: dict[str, Any], name: str, dim: int) -> int:
+    found = manifest.get("dim")
+    if not isinstance(found, int):
+        raise corrupt(path, f"{name} has no dimension")
+    if found != dim:
+        raise corrupt(path, f"it holds {found}-dimensional vectors but the embedder produces {dim}")
+    return found
+
+
+def new_data_name(prefix: str, suffix: str) -> str:
+    return f"{prefix}-{uuid.uuid4().hex[:16]}{suffix}"
+
+
+def write_atomic(target: Path, write: Callable[[IO[bytes]], None]) -> None:
+    """Write ``target`` through a temporary file in the same directory, fsync it and rename it into place."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            write(f)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    _fsync_dir(target.parent)
+
+
+def write_manifest(path: Path, name: str, manifest: dict[str, Any]) -> None:
+    data = json.dumps(manifest, ensure_ascii=False, separators=(",", ":")).encode()
+
+    def write(f: IO[bytes]) -> None:
+        f.write(data)
+
+    write_atomic(path / name, write)
+
+
+def remove_stale(path: Path, prefix: str, suffix: str, keep: str) -> None:
+    """Delete the data files of an index kind that the current manifest does not name."""
+    for file in path.glob(f"{prefix}-*{suffix}"):
+        if file.name != keep:
+            file.unlink(missing_ok=True)
+
+
+def _fsync_dir(path: Path) -> None:
+    if os.name != "posix":
+        return
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
