@@ -39,6 +39,9 @@ class Domain(BaseModel):
     ontology: str | None = Field(None, description="Ontology file, relative to the policy file's folder.")
     shapes: str | None = Field(None, description="SHACL shapes file, relative to the policy file's folder.")
     demo_data: str | None = Field(None, description="Demo data file, relative to the policy file's folder.")
+    demo_documents: str | None = Field(
+        None, description="Folder of demo text documents (text, Markdown, HTML) for the structural layer."
+    )
     examples: dict[str, str] = Field(
         default_factory=dict, description="Named example files (e.g. valid/invalid writes), relative paths."
     )

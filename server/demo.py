@@ -2,7 +2,8 @@
 
 Loads every domain of the policy (ontology + demo data), materialises the OWL 2 RL closure,
 shows the SHACL gate rejecting an invalid clinical write and accepting a valid one, runs a few
-SPARQL queries with and without inference, and prints one derivation tree.
+SPARQL queries with and without inference, prints one derivation tree, then ingests the demo documents
+into the property graph (embedded FalkorDB, all-MiniLM-L6-v2) and runs retrieval in each mode.
 """
 
 from __future__ import annotations
@@ -128,5 +129,9 @@ def run_demo(settings: Settings) -> int:
 
     _section("Why? One explanation (derivation tree down to asserted triples)")
     print("\n".join(_tree(kb.explain(EXPLAIN))))
+
+    from .demo_structural import run_structural_demo
+
+    run_structural_demo(settings, kb, _section)
     print(f"\ndone in {time.perf_counter() - start:.2f} s")
     return 0
