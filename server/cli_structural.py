@@ -71,7 +71,7 @@ def cmd_docs(args: argparse.Namespace, settings: Any, print_json: Any) -> int:
     try:
         for doc_id, path in tqdm(items, desc=f"docs {args.action}", unit="doc", disable=not sys.stderr.isatty()):
             if args.action == "delete":
-                changes.append(skb.delete_document(doc_id))
+                changes.append(skb.delete_document(doc_id, domain=args.domain))
                 continue
             data = path.read_bytes()
             op = skb.add_document if args.action == "add" else skb.update_document

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from ..errors import InvalidInput
 from .base import CHUNK, ENTITY, RELATED, Embedder, Extractor, GraphStore, KnownEntity, VectorIndex
-from .settings import ExtractorConfig, ExtractorKind, StructuralConfig, VectorBackend
+from .settings import ExtractorConfig, ExtractorKind, GraphBackend, StructuralConfig, VectorBackend
 
 if TYPE_CHECKING:
     from .knowledge import StructuralKB
@@ -57,6 +57,8 @@ def _check_manifest(path: Path, config: StructuralConfig, embedder: Embedder) ->
 
 
 def make_vectors(config: StructuralConfig, path: Path, dim: int, graph: GraphStore) -> tuple[VectorIndex, ...]:
+    """Entity, relation and chunk indexes; persisted under ``path/vectors`` unless the graph itself is
+    in memory (vectors outliving their graph would be stale)."""
     from .vectors.factory import make_vector_index
 
     out: list[VectorIndex] = []
@@ -66,7 +68,8 @@ def make_vectors(config: StructuralConfig, path: Path, dim: int, graph: GraphSto
             from .vectors.native import NativeVectorIndex
 
             native = NativeVectorIndex(graph, target, dim, config.vectors)
-        out.append(make_vector_index(config.vectors, dim, path / "vectors" / name, native=native))
+        where = None if config.graph.backend == GraphBackend.MEMORY else path / "vectors" / name
+        out.append(make_vector_index(config.vectors, dim, where, native=native))
     return tuple(out)
 
 

@@ -30,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import InvalidInput, NotFound
+from ..errors import InvalidInput, NotFound, Unsupported
 from .base import (
     CHUNK,
     DOCUMENT,
@@ -243,13 +243,16 @@ class StructuralKB:
         """Replace a document's content, re-extracting only chunks whose text changed."""
         return self._ingest(doc_id, data, domain=domain, fmt=fmt, name=name, update=True)
 
-    def delete_document(self, doc_id: str) -> DocumentChange:
+    def delete_document(self, doc_id: str, *, domain: str | None = None) -> DocumentChange:
+        """Retract all of a document's chunks; ``domain``, when given, must be the document's domain."""
         check_doc_id(doc_id)
         with self._lock:
             start = time.perf_counter()
             doc = self._document(doc_id)
             if doc is None:
                 raise NotFound(f"document {doc_id!r} is not in the store")
+            if domain is not None and doc.get("domain") != domain:
+                raise InvalidInput(f"document {doc_id!r} belongs to domain {doc.get('domain')!r}, not {domain!r}")
             domain = str(doc.get("domain"))
             old_chunks = list(doc.get("chunk_ids") or [])
             change = DocumentChange(doc_id, domain, Action.DELETED)
@@ -257,13 +260,6 @@ class StructuralKB:
             self.graph.delete(DOCUMENT, [self._doc_node_id(doc_id)])
             change.took_ms = (time.perf_counter() - start) * 1000
             return change
-
-    def documents(self) -> list[dict[str, Any]]:
-        rows = self.graph.query(
-            "MATCH (d:Document) RETURN d.doc_id AS id, d.domain AS domain, d.title AS title, "
-            "size(d.chunk_ids) AS chunks ORDER BY id"
-        )
-        return rows
 
     @staticmethod
     def _doc_node_id(doc_id: str) -> str:
@@ -615,17 +611,21 @@ class StructuralKB:
             return self.feedback_loop.apply(scores)
 
     def stats(self) -> dict[str, int]:
-        counts: dict[str, int] = {}
-        for label in (DOCUMENT, CHUNK, ENTITY):
-            rows = self.graph.query(f"MATCH (n:{label}) RETURN count(n) AS c")
-            counts[label.lower() + "s"] = int(rows[0]["c"]) if rows else 0
-        rows = self.graph.query(f"MATCH ()-[r:{RELATED}]->() RETURN count(r) AS c")
-        counts["relations"] = int(rows[0]["c"]) if rows else 0
-        counts["entity_vectors"] = len(self.vectors.entities)
-        counts["relation_vectors"] = len(self.vectors.relations)
-        counts["chunk_vectors"] = len(self.vectors.chunks)
+        """Counts of graph elements (where the backend runs Cypher) and of vectors."""
+        counts: dict[str, int] = {
+            "entity_vectors": len(self.vectors.entities),
+            "relation_vectors": len(self.vectors.relations),
+            "chunk_vectors": len(self.vectors.chunks),
+        }
+        try:
+            for label in (DOCUMENT, CHUNK, ENTITY):
+                rows = self.graph.query(f"MATCH (n:{label}) RETURN count(n) AS c")
+                counts[label.lower() + "s"] = int(rows[0]["c"]) if rows else 0
+            rows = self.graph.query(f"MATCH ()-[r:{RELATED}]->() RETURN count(r) AS c")
+            counts["relations"] = int(rows[0]["c"]) if rows else 0
+        except Unsupported:
+            pass
         return counts
-
 
 def known_from_rows(rows: Iterable[Mapping[str, Any]]) -> list[KnownEntity]:
     """Group ``{iri, label, type}`` rows (e.g. a SPARQL result) into :class:`KnownEntity` records."""
