@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import math
 import sys
@@ -143,6 +144,6 @@ def cmd_feedback(args: argparse.Namespace, settings: Any, print_json: Any) -> in
         result = skb.feedback(scores)
     finally:
         skb.close()
-    print_json(result.to_json() if hasattr(result, "to_json") else dict(vars(result)))
+    print_json(dataclasses.asdict(result))
     return 0
 

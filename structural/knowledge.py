@@ -18,7 +18,6 @@ Everything that can fail on input (decoding, size, format, extraction) runs befo
 
 from __future__ import annotations
 
-import hashlib
 import re
 import threading
 import time
@@ -45,19 +44,22 @@ from .base import (
     Vector,
     VectorIndex,
 )
+from .curated import EntitySpec, GraphInsert, RelationSpec, insert_curated
 from .feedback import FeedbackLoop, FeedbackResult
 from .ingest.chunking import chunk_text
 from .ingest.documents import prepare_document
 from .ingest.tokenizer import Tokenizer
 from .provenance import ChunkClaims, EntityClaim, MergePlan, RelationClaim, plan_merge
-from .resolution import entity_id, normalise_name, relation_id
+from .resolution import entity_id, merge_descriptions, normalise_name, relation_id
 from .retrieval.engine import Retriever
 from .retrieval.results import RetrievalResult
 from .settings import Mode, StructuralConfig
+from .texts import SYMMETRIC_TYPES, content_hash, entity_text, relation_text
 
 _DOMAIN_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
-SYMMETRIC_TYPES = frozenset({"co_occurs", "related_to"})
-VECTOR_TEXT_CHARS = 400
+
+
+KINDS = ("entities", "relations", "chunks")
 
 
 class Action(StrEnum):
@@ -87,34 +89,6 @@ class DocumentChange:
         return {k: (str(v) if isinstance(v, StrEnum) else v) for k, v in asdict(self).items()}
 
 
-@dataclass(frozen=True, slots=True)
-class EntitySpec:
-    """A curated entity for :meth:`StructuralKB.insert_graph` (LightRAG's custom-KG insert)."""
-
-    name: str
-    type: str = "concept"
-    description: str = ""
-    iri: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class RelationSpec:
-    src: str  # entity names
-    dst: str
-    type: str = "related_to"
-    keywords: tuple[str, ...] = ()
-    description: str = ""
-    weight: float = 1.0
-
-
-@dataclass(slots=True)
-class GraphInsert:
-    entities: int = 0
-    relations: int = 0
-    embedded: int = 0
-    took_ms: float = 0.0
-
-
 @dataclass(slots=True)
 class VectorSet:
     entities: VectorIndex
@@ -130,16 +104,8 @@ class VectorSet:
 class _Pending:
     """Vectors to write after the graph write succeeded."""
 
-    upserts: dict[str, dict[str, Vector]] = field(default_factory=lambda: {"entities": {}, "relations": {}, "chunks": {}})
-    removals: dict[str, set[str]] = field(default_factory=lambda: {"entities": set(), "relations": set(), "chunks": set()})
-
-
-def _hash(*parts: str) -> str:
-    h = hashlib.blake2b(digest_size=10)
-    for p in parts:
-        h.update(p.encode("utf-8"))
-        h.update(b"\x00")
-    return h.hexdigest()
+    upserts: dict[str, dict[str, Vector]] = field(default_factory=lambda: {k: {} for k in KINDS})
+    removals: dict[str, set[str]] = field(default_factory=lambda: {k: set() for k in KINDS})
 
 
 def check_domain(domain: str) -> str:
@@ -154,15 +120,6 @@ def check_doc_id(doc_id: str) -> str:
     if len(doc_id) > 1024 or any(ord(c) < 32 for c in doc_id):
         raise InvalidInput(f"document id {doc_id[:60]!r} is too long or contains control characters")
     return doc_id
-
-
-def entity_text(name: str, description: str) -> str:
-    return f"{name}: {description}"[:VECTOR_TEXT_CHARS] if description else name
-
-
-def relation_text(src_name: str, rel_type: str, dst_name: str, keywords: Sequence[str], description: str) -> str:
-    kws = ", ".join(keywords)
-    return f"{src_name} {rel_type.replace('_', ' ')} {dst_name}. {kws}. {description}"[:VECTOR_TEXT_CHARS]
 
 
 class StructuralKB:
@@ -306,9 +263,9 @@ class StructuralKB:
             chunk_ids: list[str] = []
             seen: dict[str, int] = {}
             for piece in pieces:
-                text_hash = _hash(piece.text)
+                text_hash = content_hash(piece.text)
                 seen[text_hash] = seen.get(text_hash, 0) + 1
-                chunk_ids.append(f"chunk:{_hash(doc_id, text_hash, str(seen[text_hash]))}")
+                chunk_ids.append(f"chunk:{content_hash(doc_id, text_hash, str(seen[text_hash]))}")
             old_chunks = list(doc.get("chunk_ids") or []) if doc else []
             old_set = set(old_chunks)
             new_pieces = [(cid, p) for cid, p in zip(chunk_ids, pieces, strict=True) if cid not in old_set]
@@ -359,7 +316,7 @@ class StructuralKB:
             eid = entity_id(domain, e.name)
             by_name[norm] = eid
             prior = claims.entities.get(eid)
-            description = e.description if prior is None else " ".join(x for x in (prior.description, e.description) if x)
+            description = e.description if prior is None else merge_descriptions(prior.description, e.description)
             claims.entities[eid] = EntityClaim(eid, e.name.strip(), norm, e.type, description, e.iri)
         for r in extraction.relations:
             src, dst = by_name.get(normalise_name(r.src)), by_name.get(normalise_name(r.dst))
@@ -439,7 +396,7 @@ class StructuralKB:
             jobs.append(("relations", text, row))
         todo: list[tuple[str, str, dict[str, Any]]] = []
         for kind, text, row in jobs:
-            vhash = _hash(text)
+            vhash = content_hash(text)
             stored = current_e.get(row["id"]) if kind == "entities" else (current_r.get(row["id"]) or (0, 0, {}))[2]
             if not stored or stored.get("vhash") != vhash:
                 row["vhash"] = vhash
@@ -471,7 +428,7 @@ class StructuralKB:
                 ],
             )
         mentions = [
-            EdgeRow(f"m:{_hash(row['id'], eid)}", row["id"], eid, CHUNK, ENTITY, {})
+            EdgeRow(f"m:{content_hash(row['id'], eid)}", row["id"], eid, CHUNK, ENTITY, {})
             for row in chunk_rows
             for eid in row["entity_ids"]
             if eid not in set(plan.deleted_entities)
@@ -514,82 +471,8 @@ class StructuralKB:
     ) -> GraphInsert:
         """Insert a curated entity/relation graph (LightRAG's ``insert_custom_kg``); entities merge by name."""
         check_domain(domain)
-        start = time.perf_counter()
-        ids: dict[str, str] = {}
-        ent_rows: list[dict[str, Any]] = []
-        for e in entities:
-            norm = normalise_name(e.name)
-            if not norm:
-                raise InvalidInput(f"entity name {e.name!r} is empty after normalisation")
-            eid = entity_id(domain, e.name)
-            ids[norm] = eid
-            ent_rows.append(
-                {
-                    "id": eid, "name": e.name.strip(), "norm": norm, "type": e.type or "concept",
-                    "description": e.description, "curated_description": e.description, "domain": domain,
-                    "pinned": True, "iri": e.iri,
-                }
-            )
-        rel_rows: list[EdgeRow] = []
-        rel_texts: list[str] = []
-        names = {r["id"]: r["name"] for r in ent_rows}
-        for r in relations:
-            src, dst = ids.get(normalise_name(r.src)), ids.get(normalise_name(r.dst))
-            if src is None or dst is None:
-                raise InvalidInput(f"relation {r.src!r} -[{r.type}]-> {r.dst!r} names an entity not in this insert")
-            if r.type in SYMMETRIC_TYPES and dst < src:
-                src, dst = dst, src
-            rid = relation_id(domain, src, dst, r.type)
-            rel_rows.append(
-                EdgeRow(rid, src, dst, ENTITY, ENTITY, {
-                    "type": r.type, "keywords": list(r.keywords), "curated_keywords": list(r.keywords),
-                    "description": r.description, "curated_description": r.description,
-                    "w_struct": float(r.weight), "curated_weight": float(r.weight), "w_attn": 1.0, "attn_epoch": 0,
-                    "domain": domain, "pinned": True,
-                })
-            )
-            rel_texts.append(relation_text(names[src], r.type, names[dst], r.keywords, r.description))
         with self._lock:
-            embedded = self._insert_batches(ent_rows, rel_rows, rel_texts, batch=batch, progress=progress)
-        return GraphInsert(len(ent_rows), len(rel_rows), embedded, (time.perf_counter() - start) * 1000)
-
-    def _insert_batches(
-        self,
-        ent_rows: list[dict[str, Any]],
-        rel_rows: list[EdgeRow],
-        rel_texts: list[str],
-        *,
-        batch: int,
-        progress: bool,
-    ) -> int:
-        from tqdm import tqdm
-
-        total = len(ent_rows) + len(rel_rows)
-        embedded = 0
-        with tqdm(total=total, desc="insert graph", unit="item", disable=not progress) as bar:
-            for i in range(0, len(ent_rows), batch):
-                rows = ent_rows[i : i + batch]
-                texts = [entity_text(r["name"], r["description"]) for r in rows]
-                for r, t in zip(rows, texts, strict=True):
-                    r["vhash"] = _hash(t)
-                vecs = self.embedder.embed(texts)
-                self.graph.upsert_nodes(ENTITY, rows)
-                self.vectors.entities.upsert([r["id"] for r in rows], vecs)
-                embedded += len(rows)
-                bar.update(len(rows))
-            for i in range(0, len(rel_rows), batch):
-                rows_e = rel_rows[i : i + batch]
-                texts = rel_texts[i : i + batch]
-                vecs = self.embedder.embed(texts)
-                self.graph.upsert_edges(
-                    RELATED, [EdgeRow(r.id, r.src, r.dst, r.src_label, r.dst_label, {**r.props, "vhash": _hash(t)})
-                              for r, t in zip(rows_e, texts, strict=True)]
-                )
-                self.vectors.relations.upsert([r.id for r in rows_e], vecs)
-                embedded += len(rows_e)
-                bar.update(len(rows_e))
-        self.vectors.save()
-        return embedded
+            return insert_curated(self, entities, relations, domain=domain, progress=progress, batch=batch)
 
     # ------------------------------------------------------------------------------------------ retrieval
 

@@ -53,7 +53,8 @@ def test_docs_retrieve_feedback_round_trip(store: Path) -> None:
     res = json.loads(hybridkg("retrieve", "--store", store, "--mode", "local", "--top-k", "3",
                               "Who leads the Helios pilot?", env=HASH).stdout)
     assert set(res) >= {"mode", "items", "relations", "chunks", "took_ms"}
-    assert res["mode"] == "local" and 0 < len(res["items"]) <= 3
+    assert res["mode"] == "local"
+    assert 0 < len(res["items"]) <= 3
     assert set(res["items"][0]) >= {"id", "name", "score", "alpha", "beta"}
     assert all(set(c) >= {"id", "doc", "text"} for c in res["chunks"])
 

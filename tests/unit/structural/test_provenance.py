@@ -38,7 +38,8 @@ def test_adding_the_same_chunk_twice_changes_nothing() -> None:
     ents, rels = _state(first)
     again = plan_merge(ents, rels, [_claims("c1", [("a", "b")])], {}, "d")
     assert _state(again) == (ents, rels)
-    assert again.created_entities == [] and again.created_relations == []
+    assert again.created_entities == []
+    assert again.created_relations == []
 
 
 def test_removing_a_chunk_decays_w_struct_and_drops_orphans() -> None:
