@@ -24,12 +24,10 @@ from ..base import Vector, VectorHit
 
 def unit_rows(ids: Sequence[str], vectors: Vector, dim: int) -> tuple[list[str], Vector]:
     """Checked, de-duplicated (last row wins) ids with their rows scaled to unit length."""
-    if isinstance(ids, str):
-        raise InvalidInput("ids must be a sequence of strings, not one string")
-    ids = list(ids)
+    ids = id_list(ids)
     if not all(isinstance(i, str) for i in ids):
         raise InvalidInput("vector ids must be strings")
-    matrix = np.asarray(vectors, dtype=np.float32)
+    matrix = _floats(vectors, "vectors")
     if matrix.ndim == 1 and len(ids) == 1:
         matrix = matrix[None, :]
     if matrix.ndim != 2:
@@ -41,9 +39,11 @@ def unit_rows(ids: Sequence[str], vectors: Vector, dim: int) -> tuple[list[str],
     if not np.isfinite(matrix).all():
         bad = ids[int(np.flatnonzero(~np.isfinite(matrix).all(axis=1))[0])]
         raise InvalidInput(f"the vector for {bad!r} contains NaN or infinity")
-    norms = np.linalg.norm(matrix, axis=1)
-    if (norms == 0).any():
-        raise InvalidInput(f"the vector for {ids[int(np.flatnonzero(norms == 0)[0])]!r} is all zeros")
+    with np.errstate(over="ignore"):
+        norms = np.linalg.norm(matrix, axis=1)
+    if not ((norms > 0) & np.isfinite(norms)).all():
+        bad = ids[int(np.flatnonzero(~((norms > 0) & np.isfinite(norms)))[0])]
+        raise InvalidInput(f"the vector for {bad!r} is all zeros or too large to normalise")
     last = {id_: row for row, id_ in enumerate(ids)}
     if len(last) < len(ids):
         keep = np.fromiter(last.values(), dtype=np.int64, count=len(last))
@@ -51,21 +51,35 @@ def unit_rows(ids: Sequence[str], vectors: Vector, dim: int) -> tuple[list[str],
     return ids, (matrix / norms[:, None]).astype(np.float32, copy=False)
 
 
+def id_list(ids: Sequence[str]) -> list[str]:
+    if isinstance(ids, str):
+        raise InvalidInput("ids must be a sequence of strings, not one string")
+    return list(ids)
+
+
 def unit_query(query: Vector, dim: int, k: int) -> Vector:
     """The query as a checked unit row."""
     if isinstance(k, bool) or not isinstance(k, int | np.integer) or k <= 0:
         raise InvalidInput(f"k must be a positive integer, got {k!r}")
-    q = np.asarray(query, dtype=np.float32)
+    q = _floats(query, "the query")
     if q.ndim == 2 and q.shape[0] == 1:
         q = q[0]
     if q.ndim != 1 or q.shape[0] != dim:
         raise InvalidInput(f"the query has shape {tuple(q.shape)}; this index holds dimension {dim}")
     if not np.isfinite(q).all():
         raise InvalidInput("the query vector contains NaN or infinity")
-    norm = float(np.linalg.norm(q))
-    if norm == 0:
-        raise InvalidInput("the query vector is all zeros")
+    with np.errstate(over="ignore"):
+        norm = float(np.linalg.norm(q))
+    if not 0 < norm < float("inf"):
+        raise InvalidInput("the query vector is all zeros or too large to normalise")
     return (q / norm).astype(np.float32, copy=False)
+
+
+def _floats(value: object, what: str) -> Vector:
+    try:
+        return np.asarray(value, dtype=np.float32)
+    except (TypeError, ValueError) as e:
+        raise InvalidInput(f"{what} must be numbers: {e}") from e
 
 
 def hit(id_: str, score: float) -> VectorHit:
@@ -116,6 +130,21 @@ def stored_dim(path: Path, manifest: dict[str, Any], name: str, dim: int) -> int
     return found
 
 
+def data_file(path: Path, manifest: dict[str, Any], name: str) -> Path:
+    """The data file a manifest names, checked to exist with the size the manifest records."""
+    data, size = manifest.get("data"), manifest.get("bytes")
+    if not isinstance(data, str) or not isinstance(size, int):
+        raise corrupt(path, f"{name} does not name its data file")
+    file = path / Path(data).name
+    try:
+        found = file.stat().st_size
+    except OSError as e:
+        raise corrupt(path, f"the data file {file.name} is missing") from e
+    if found != size:
+        raise corrupt(path, f"the data file {file.name} has {found} bytes, {name} says {size}")
+    return file
+
+
 def new_data_name(prefix: str, suffix: str) -> str:
     return f"{prefix}-{uuid.uuid4().hex[:16]}{suffix}"
 
@@ -150,6 +179,12 @@ def remove_stale(path: Path, prefix: str, suffix: str, keep: str) -> None:
     for file in path.glob(f"{prefix}-*{suffix}"):
         if file.name != keep:
             file.unlink(missing_ok=True)
+
+
+def erase_saved(path: Path, manifest: str, prefix: str, suffix: str) -> None:
+    """Delete an index kind's manifest and data files from ``path``."""
+    (path / manifest).unlink(missing_ok=True)
+    remove_stale(path, prefix, suffix, keep="")
 
 
 def _fsync_dir(path: Path) -> None:

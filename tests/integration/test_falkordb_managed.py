@@ -6,6 +6,9 @@ from __future__ import annotations
 import os
 import signal
 import socket
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -16,6 +19,7 @@ from hybridkg.errors import BackendUnavailable, InvalidInput
 from hybridkg.structural.base import CHUNK, ENTITY, RELATED, EdgeRow
 from hybridkg.structural.graphstore.factory import make_graph_store
 from hybridkg.structural.graphstore.falkordb_store import FalkorDBGraphStore
+from hybridkg.structural.graphstore.neo4j_store import Neo4jGraphStore
 from hybridkg.structural.graphstore.server import ManagedFalkorDB
 from hybridkg.structural.settings import GraphBackend, GraphConfig
 
@@ -145,6 +149,36 @@ def test_unreachable_external_server_is_backend_unavailable() -> None:
         port = s.getsockname()[1]
     with pytest.raises(BackendUnavailable, match="unreachable"):
         FalkorDBGraphStore.connect("127.0.0.1", port)
+
+
+def test_the_server_does_not_outlive_its_python_process(tmp_path: Path) -> None:
+    script = (
+        "import sys\n"
+        "from hybridkg.structural.graphstore.falkordb_store import FalkorDBGraphStore\n"
+        "store = FalkorDBGraphStore.managed(sys.argv[1])\n"
+        "store.upsert_nodes('Entity', [{'id': 'x'}])\n"
+        "print(store.server.pid, flush=True)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", script, str(tmp_path / "g")], capture_output=True, text=True, check=True
+    )
+    pid = int(out.stdout.strip())
+    deadline = time.monotonic() + 10
+    while Path(f"/proc/{pid}").exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not Path(f"/proc/{pid}").exists()
+    with falkordb_store(tmp_path / "g") as store:
+        assert set(store.neighbourhood(ENTITY, ["x"], depth=0).nodes) == {"x"}
+
+
+def test_unreachable_neo4j_is_backend_unavailable() -> None:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    with pytest.raises(BackendUnavailable, match="Neo4j at bolt://127.0.0.1"):
+        Neo4jGraphStore(f"bolt://127.0.0.1:{port}", ("neo4j", "x"), connection_timeout_s=2)
+    with pytest.raises(InvalidInput, match="bad Neo4j URI"):
+        Neo4jGraphStore("nope://x")
 
 
 def test_unix_socket_and_fsync_policy_from_config() -> None:

@@ -55,6 +55,10 @@ def triangle(store: GraphStore) -> None:
     store.upsert_edges(MENTIONS, [EdgeRow("ka", "k", "a", CHUNK, ENTITY)])
 
 
+def test_every_backend_implements_the_protocol(store: GraphStore) -> None:
+    assert isinstance(store, GraphStore)
+
+
 def test_nodes_merge_by_id_and_none_removes(store: GraphStore) -> None:
     store.upsert_nodes(ENTITY, [{"id": "a", "name": "A", "type": "person", "n": 1}])
     store.upsert_nodes(ENTITY, [{"id": "a", "type": None, "n": 2, "tags": ["x", "y"]}])

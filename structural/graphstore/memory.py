@@ -1,0 +1,227 @@
+"""An in-process :class:`~hybridkg.structural.base.GraphStore` over dicts, for unit tests and throwaway runs.
+
+It keeps the protocol's semantics exactly: nodes and relationships merge by id and a ``None`` property value
+removes the property; a relationship whose endpoint is missing is an error and nothing of the batch is written;
+``neighbourhood`` walks any direction up to a depth; deleting a node detaches its relationships. Labels,
+relationship types and property keys must be identifiers (``^[A-Za-z_][A-Za-z0-9_]*$``) and property values
+primitives or lists of primitives, as in Cypher. It does not run Cypher: :meth:`InMemoryGraphStore.query` raises
+:class:`~hybridkg.errors.Unsupported`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from ...errors import InvalidInput, Unsupported
+from ..base import Edge, EdgeRow, Node, Subgraph
+
+_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_PRIMITIVES = (bool, int, float, str)
+
+
+class _NodeRec:
+    __slots__ = ("label", "props")
+
+    def __init__(self, label: str, props: dict[str, Any]) -> None:
+        self.label = label
+        self.props = props
+
+
+class _EdgeRec:
+    __slots__ = ("type", "id", "src", "dst", "props")
+
+    def __init__(self, type_: str, id_: str, src: str, dst: str, props: dict[str, Any]) -> None:
+        self.type = type_
+        self.id = id_
+        self.src = src
+        self.dst = dst
+        self.props = props
+
+
+def _name(kind: str, value: object) -> str:
+    if not isinstance(value, str) or not _NAME.match(value):
+        raise InvalidInput(f"{kind} {value!r} is not a valid name (expected ^[A-Za-z_][A-Za-z0-9_]*$)")
+    return value
+
+
+def _ids(ids: Sequence[str]) -> list[str]:
+    if isinstance(ids, str):
+        raise InvalidInput("ids must be a sequence of strings, not one string")
+    out = list(dict.fromkeys(ids))
+    if not all(isinstance(i, str) for i in out):
+        raise InvalidInput("ids must be strings")
+    return out
+
+
+def _value(key: str, value: Any) -> Any:
+    if isinstance(value, np.generic):
+        value = value.item()
+    if value is None or isinstance(value, _PRIMITIVES):
+        return value
+    if isinstance(value, list | tuple):
+        items = [v.item() if isinstance(v, np.generic) else v for v in value]
+        if all(isinstance(v, _PRIMITIVES) for v in items):
+            return items
+    raise InvalidInput(
+        f"property {key!r} has a value of type {type(value).__name__}; "
+        "a graph property is a string, number, boolean or a list of those"
+    )
+
+
+def _props(props: Mapping[str, Any], *, skip: str | None = None) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in props.items():
+        if key == skip:
+            continue
+        out[_name("property key", key)] = _value(key, value)
+    return out
+
+
+def _merge(target: dict[str, Any], changes: dict[str, Any]) -> None:
+    for key, value in changes.items():
+        if value is None:
+            target.pop(key, None)
+        else:
+            target[key] = value
+
+
+def _copy(props: dict[str, Any]) -> dict[str, Any]:
+    return {k: list(v) if isinstance(v, list) else v for k, v in props.items()}
+
+
+class InMemoryGraphStore:
+    """A property graph in dicts: O(1) lookups by id, adjacency kept per node."""
+
+    def __init__(self) -> None:
+        self._nodes: dict[str, _NodeRec] = {}
+        self._edges: dict[str, dict[str, _EdgeRec]] = {}
+        self._adjacent: dict[str, dict[tuple[str, str], None]] = {}
+
+    def query(self, cypher: str, params: Mapping[str, Any] | None = None) -> list[dict[str, Any]]:
+        raise Unsupported("the in-memory graph store does not run Cypher; use falkordb or neo4j")
+
+    def upsert_nodes(self, label: str, rows: Sequence[Mapping[str, Any]]) -> None:
+        _name("label", label)
+        checked: list[tuple[str, dict[str, Any]]] = []
+        for row in rows:
+            if not isinstance(row, Mapping):
+                raise InvalidInput(f"a node row must be a mapping, got {type(row).__name__}")
+            id_ = row.get("id")
+            if not isinstance(id_, str) or not id_:
+                raise InvalidInput(f"a node row needs a non-empty string 'id', got {id_!r}")
+            existing = self._nodes.get(id_)
+            if existing is not None and existing.label != label:
+                raise InvalidInput(f"node {id_!r} already exists as :{existing.label}, not :{label}")
+            checked.append((id_, _props(row, skip="id")))
+        for id_, props in checked:
+            rec = self._nodes.get(id_)
+            if rec is None:
+                rec = self._nodes[id_] = _NodeRec(label, {})
+                self._adjacent[id_] = {}
+            _merge(rec.props, props)
+            rec.props["id"] = id_
+
+    def upsert_edges(self, rel_type: str, rows: Sequence[EdgeRow]) -> None:
+        _name("relationship type", rel_type)
+        checked: list[tuple[EdgeRow, dict[str, Any]]] = []
+        missing: list[str] = []
+        for row in rows:
+            if not isinstance(row, EdgeRow):
+                raise InvalidInput(f"a relationship row must be an EdgeRow, got {type(row).__name__}")
+            if not isinstance(row.id, str) or not row.id:
+                raise InvalidInput(f"a relationship row needs a non-empty string id, got {row.id!r}")
+            for end, label in ((row.src, row.src_label), (row.dst, row.dst_label)):
+                _name("label", label)
+                node = self._nodes.get(end)
+                if node is None or node.label != label:
+                    missing.append(f"(:{label} {{id: {end!r}}})")
+            checked.append((row, _props(row.props, skip="id")))
+        if missing:
+            shown = ", ".join(dict.fromkeys(missing))
+            raise InvalidInput(
+                f"{rel_type} relationships need existing endpoints; missing: {shown}; nothing was written"
+            )
+        table = self._edges.setdefault(rel_type, {})
+        for row, props in checked:
+            rec = table.get(row.id)
+            if rec is None:
+                rec = table[row.id] = _EdgeRec(rel_type, row.id, row.src, row.dst, {})
+                self._attach(rec)
+            elif (rec.src, rec.dst) != (row.src, row.dst):
+                self._detach(rec)
+                rec.src, rec.dst = row.src, row.dst
+                self._attach(rec)
+            _merge(rec.props, props)
+            rec.props["id"] = row.id
+
+    def neighbourhood(
+        self, label: str, ids: Sequence[str], depth: int = 1, rel_types: Sequence[str] | None = None
+    ) -> Subgraph:
+        _name("label", label)
+        if isinstance(depth, bool) or not isinstance(depth, int) or depth < 0:
+            raise InvalidInput(f"depth must be a non-negative integer, got {depth!r}")
+        types = None if rel_types is None else {_name("relationship type", t) for t in rel_types}
+        frontier = [i for i in _ids(ids) if (rec := self._nodes.get(i)) is not None and rec.label == label]
+        seen = dict.fromkeys(frontier)
+        traversed: dict[tuple[str, str], _EdgeRec] = {}
+        for _ in range(depth):
+            reached: list[str] = []
+            for node in frontier:
+                for key in self._adjacent[node]:
+                    if types is not None and key[0] not in types:
+                        continue
+                    edge = self._edges[key[0]][key[1]]
+                    traversed[key] = edge
+                    other = edge.dst if edge.src == node else edge.src
+                    if other not in seen:
+                        seen[other] = None
+                        reached.append(other)
+            frontier = reached
+        nodes = {i: self._node(i) for i in seen}
+        return Subgraph(nodes=nodes, edges=[self._edge(e) for e in traversed.values()])
+
+    def edges(self, rel_type: str, ids: Sequence[str]) -> list[Edge]:
+        table = self._edges.get(_name("relationship type", rel_type), {})
+        return [self._edge(table[i]) for i in _ids(ids) if i in table]
+
+    def delete(self, label_or_type: str, ids: Sequence[str], *, edges: bool = False) -> None:
+        _name("relationship type" if edges else "label", label_or_type)
+        wanted = _ids(ids)
+        if edges:
+            table = self._edges.get(label_or_type, {})
+            for id_ in wanted:
+                rec = table.pop(id_, None)
+                if rec is not None:
+                    self._detach(rec)
+            return
+        for id_ in wanted:
+            node = self._nodes.get(id_)
+            if node is None or node.label != label_or_type:
+                continue
+            for type_, edge_id in list(self._adjacent[id_]):
+                self._detach(self._edges[type_].pop(edge_id))
+            del self._nodes[id_], self._adjacent[id_]
+
+    def close(self) -> None:
+        return None
+
+    def _attach(self, rec: _EdgeRec) -> None:
+        self._adjacent[rec.src][(rec.type, rec.id)] = None
+        self._adjacent[rec.dst][(rec.type, rec.id)] = None
+
+    def _detach(self, rec: _EdgeRec) -> None:
+        for end in (rec.src, rec.dst):
+            adjacent = self._adjacent.get(end)
+            if adjacent is not None:
+                adjacent.pop((rec.type, rec.id), None)
+
+    def _node(self, id_: str) -> Node:
+        rec = self._nodes[id_]
+        return Node(id_, rec.label, _copy(rec.props))
+
+    def _edge(self, rec: _EdgeRec) -> Edge:
+        return Edge(rec.id, rec.type, rec.src, rec.dst, _copy(rec.props))

@@ -1,0 +1,242 @@
+"""Approximate cosine top-k over an HNSW graph (hnswlib, inner product on unit rows).
+
+hnswlib was chosen by ``python -m bench.vectors`` (usearch, hnswlib, faiss on 100k clustered 384-d rows;
+numbers in bench/RESULTS.md): same recall, the fastest single-query latency and build.
+
+String ids map to integer labels that are never reused: replacing a vector updates its graph node in place;
+removing one marks the node deleted (it keeps routing searches but is never returned) and a later insert
+takes over its slot, so a removed id cannot come back with a stale vector. Saved as ``hnsw.json`` (id ->
+label map, parameters, graph file name) + ``hnsw-<generation>.bin`` (see :mod:`.common`).
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ...errors import BackendUnavailable, InvalidInput
+from ..base import Vector, VectorHit
+from .common import (
+    check_dim,
+    corrupt,
+    data_file,
+    erase_saved,
+    hit,
+    id_list,
+    new_data_name,
+    read_manifest,
+    remove_stale,
+    stored_dim,
+    unit_query,
+    unit_rows,
+    write_manifest,
+)
+
+MANIFEST = "hnsw.json"
+KIND = "hybridkg-hnsw"
+VERSION = 1
+INITIAL_CAPACITY = 1_024
+PARALLEL_ADD = 512  # batches at least this large are inserted on every core
+
+
+def _hnswlib() -> Any:
+    try:
+        import hnswlib
+    except ImportError as e:
+        raise BackendUnavailable("the HNSW vector index needs hnswlib: pip install hnswlib") from e
+    return hnswlib
+
+
+class HnswIndex:
+    """HNSW cosine search; ``m`` and ``ef_construction`` are fixed when the graph is created, ``ef_search`` is not."""
+
+    def __init__(
+        self,
+        dim: int,
+        path: Path | None = None,
+        *,
+        m: int = 16,
+        ef_construction: int = 200,
+        ef_search: int = 128,
+        fresh: bool = False,
+    ) -> None:
+        """Open the index saved in ``path`` (none yet: empty); ``fresh`` ignores it and the next save replaces it."""
+        if m < 2 or ef_construction < 1 or ef_search < 1:
+            raise InvalidInput(f"bad HNSW parameters m={m}, ef_construction={ef_construction}, ef_search={ef_search}")
+        self._dim = check_dim(dim)
+        self._path = Path(path) if path is not None else None
+        self._m, self._ef_construction, self.ef_search = m, ef_construction, ef_search
+        self._lib = _hnswlib()
+        self._key: dict[str, int] = {}
+        self._id: dict[int, str] = {}
+        self._next_key = 0
+        self._lock = threading.RLock()
+        self._dirty = fresh
+        self._graph = self._empty_graph(INITIAL_CAPACITY)
+        if self._path is not None and not fresh:
+            self._load(self._path)
+
+    @property
+    def dim(self) -> int:
+        return self._dim
+
+    def __len__(self) -> int:
+        return len(self._key)
+
+    def __contains__(self, id_: object) -> bool:
+        return id_ in self._key
+
+    def upsert(self, ids: Sequence[str], vectors: Vector) -> None:
+        ids, rows = unit_rows(ids, vectors, self._dim)
+        if not ids:
+            return
+        with self._lock:
+            old = np.fromiter((i in self._key for i in ids), dtype=bool, count=len(ids))
+            if old.any():
+                keys = np.fromiter((self._key[i] for i in ids if i in self._key), dtype=np.int64)
+                self._graph.add_items(rows[old], keys, num_threads=self._threads(len(keys)))
+            new = [i for i, o in zip(ids, old.tolist(), strict=True) if not o]
+            if new:
+                keys = np.arange(self._next_key, self._next_key + len(new), dtype=np.int64)
+                self._reserve(len(new))
+                self._graph.add_items(rows[~old], keys, num_threads=self._threads(len(new)), replace_deleted=True)
+                self._next_key += len(new)
+                for id_, key in zip(new, keys.tolist(), strict=True):
+                    self._key[id_], self._id[key] = key, id_
+            self._dirty = True
+
+    def remove(self, ids: Sequence[str]) -> None:
+        ids = id_list(ids)
+        with self._lock:
+            for id_ in ids:
+                key = self._key.pop(id_, None)
+                if key is None:
+                    continue
+                del self._id[key]
+                self._graph.mark_deleted(key)
+                self._dirty = True
+
+    def search(self, query: Vector, k: int) -> list[VectorHit]:
+        q = unit_query(query, self._dim, k)
+        with self._lock:
+            k = min(k, len(self._key))
+            if k == 0:
+                return []
+            self._graph.set_ef(max(self.ef_search, k))
+            try:
+                labels, dists = self._graph.knn_query(q, k=k, num_threads=1)
+            except RuntimeError:
+                return self._scan(q, k)
+            return [hit(self._id[key], 1.0 - d) for key, d in zip(labels[0].tolist(), dists[0].tolist(), strict=True)]
+
+    def items(self) -> tuple[list[str], Vector]:
+        """Every id with its unit vector."""
+        with self._lock:
+            ids = list(self._key)
+            if not ids:
+                return [], np.zeros((0, self._dim), dtype=np.float32)
+            keys = [self._key[i] for i in ids]
+            return ids, np.asarray(self._graph.get_items(keys, return_type="numpy"), dtype=np.float32)
+
+    def save(self) -> None:
+        if self._path is None:
+            return
+        with self._lock:
+            if not self._dirty:
+                return
+            self._path.mkdir(parents=True, exist_ok=True)
+            data_name = new_data_name("hnsw", ".bin")
+            target = self._path / data_name
+            try:
+                self._graph.save_index(str(target))
+                with target.open("rb+") as f:
+                    os.fsync(f.fileno())
+            except BaseException:
+                target.unlink(missing_ok=True)
+                raise
+            manifest = {
+                "kind": KIND,
+                "version": VERSION,
+                "dim": self._dim,
+                "m": self._m,
+                "ef_construction": self._ef_construction,
+                "data": data_name,
+                "bytes": target.stat().st_size,
+                "next_key": self._next_key,
+                "ids": list(self._key),
+                "keys": list(self._key.values()),
+            }
+            write_manifest(self._path, MANIFEST, manifest)
+            remove_stale(self._path, "hnsw", ".bin", keep=data_name)
+            self._dirty = False
+
+    def _threads(self, n: int) -> int:
+        return -1 if n >= PARALLEL_ADD else 1
+
+    def _empty_graph(self, capacity: int) -> Any:
+        graph = self._lib.Index(space="ip", dim=self._dim)
+        graph.init_index(
+            max_elements=capacity, M=self._m, ef_construction=self._ef_construction, allow_replace_deleted=True
+        )
+        return graph
+
+    @staticmethod
+    def discard(path: Path) -> None:
+        """Delete an index of this kind saved in ``path`` (other files there are left alone)."""
+        erase_saved(path, MANIFEST, "hnsw", ".bin")
+
+    def _reserve(self, n_new: int) -> None:
+        """Grow the graph so ``n_new`` inserts fit (they fill deleted slots first)."""
+        deleted = self._graph.element_count - len(self._key)
+        needed = self._graph.element_count + max(0, n_new - deleted)
+        capacity = self._graph.get_max_elements()
+        if needed > capacity:
+            self._graph.resize_index(max(needed, 2 * capacity))
+
+    def _scan(self, q: Vector, k: int) -> list[VectorHit]:
+        """Exact search over the stored vectors: the fallback when the graph cannot return ``k`` results."""
+        ids, rows = self.items()
+        sims = rows @ q
+        top = np.argsort(-sims, kind="stable")[:k]
+        return [hit(ids[r], sims[r]) for r in top.tolist()]
+
+    def _load(self, path: Path) -> None:
+        manifest = read_manifest(path, MANIFEST, KIND, VERSION)
+        if manifest is None:
+            return
+        stored_dim(path, manifest, MANIFEST, self._dim)
+        ids, keys = manifest.get("ids"), manifest.get("keys")
+        m, efc, next_key = manifest.get("m"), manifest.get("ef_construction"), manifest.get("next_key")
+        if (
+            not isinstance(ids, list)
+            or not isinstance(keys, list)
+            or len(ids) != len(keys)
+            or not all(isinstance(i, str) for i in ids)
+            or not all(isinstance(x, int) for x in keys)
+            or not isinstance(m, int)
+            or not isinstance(efc, int)
+            or not isinstance(next_key, int)
+        ):
+            raise corrupt(path, f"{MANIFEST} is incomplete")
+        key = dict(zip(ids, keys, strict=True))
+        by_key = {v: i for i, v in key.items()}
+        if len(key) != len(ids) or len(by_key) != len(ids) or any(x < 0 or x >= next_key for x in keys):
+            raise corrupt(path, f"{MANIFEST} maps ids to labels inconsistently")
+        file = data_file(path, manifest, MANIFEST)
+        graph = self._lib.Index(space="ip", dim=self._dim)
+        try:
+            graph.load_index(str(file), max_elements=0, allow_replace_deleted=True)
+        except (RuntimeError, MemoryError, ValueError) as e:
+            raise corrupt(path, f"the graph file {file.name} is unreadable: {e}") from e
+        if graph.dim != self._dim or graph.element_count < len(ids):
+            raise corrupt(path, f"the graph file {file.name} does not match {MANIFEST}")
+        if not set(keys) <= set(graph.get_ids_list()):
+            raise corrupt(path, f"{MANIFEST} names labels the graph file {file.name} lacks")
+        self._m, self._ef_construction = m, efc
+        self._graph, self._key, self._id, self._next_key = graph, key, by_key, next_key
+
