@@ -45,10 +45,10 @@ EDGES_BY_ID = (
     "UNWIND $ids AS i MATCH (a)-[r:{rel_type} {{id: i}}]->(b) RETURN type(r), a.id, b.id, r {{.*, {hidden}: null}}"
 )
 NODE_IDS_BY_KEY = "UNWIND $keys AS k MATCH (n) WHERE {key}(n) = k RETURN k, n.id"
-NODES_BY_ID = "MATCH (x:{label}) WHERE x.id IN $ids RETURN {key}(x), labels(x), x {{.*, {hidden}: null}}"
+NODES_BY_ID = "MATCH (x:{label}) WHERE x.id IN $ids RETURN {key}(x), labels(x), x {{{proj}}}"
 _LEVEL_RETURN = (
-    "RETURN [x IN ns | [{key}(x), labels(x), x {{.*, {hidden}: null}}]], "
-    "[r IN es | [type(r), startNode(r).id, endNode(r).id, r {{.*, {hidden}: null}}]]"
+    "RETURN [x IN ns | [{key}(x), labels(x), x {{{proj}}}]], "
+    "[r IN es | [type(r), startNode(r).id, endNode(r).id, r {{{proj}}}]]"
 )
 EXPAND_SEEDS = (
     "MATCH (n:{label}) WHERE n.id IN $ids OPTIONAL MATCH (n)-[e{types}]-(m) "
@@ -267,9 +267,18 @@ class CypherGraphStore(ABC):
     # ------------------------------------------------------------------------------------------ reads
 
     def neighbourhood(
-        self, label: str, ids: Sequence[str], depth: int = 1, rel_types: Sequence[str] | None = None
+        self,
+        label: str,
+        ids: Sequence[str],
+        depth: int = 1,
+        rel_types: Sequence[str] | None = None,
+        props: Sequence[str] | None = None,
     ) -> Subgraph:
         label = check_name("label", label)
+        if props is None:
+            proj = f".*, {VECTOR_PROPERTY}: null"
+        else:
+            proj = ", ".join(f".{check_name('property', p)}" for p in dict.fromkeys(["id", *props]))
         if isinstance(depth, bool) or not isinstance(depth, int) or depth < 0:
             raise InvalidInput(f"depth must be a non-negative integer, got {depth!r}")
         types = "" if rel_types is None else ":" + "|".join(check_name("relationship type", t) for t in rel_types)
@@ -277,7 +286,7 @@ class CypherGraphStore(ABC):
         sub = Subgraph()
         if not wanted:
             return sub
-        names = {"label": label, "key": self.dialect.node_key, "hidden": VECTOR_PROPERTY, "types": types}
+        names = {"label": label, "key": self.dialect.node_key, "proj": proj, "types": types}
         if depth == 0 or types == ":":
             statement = NODES_BY_ID.format(**names)
             for batch in batches(wanted, self.batch_size):

@@ -159,7 +159,12 @@ class InMemoryGraphStore:
             rec.props["id"] = row.id
 
     def neighbourhood(
-        self, label: str, ids: Sequence[str], depth: int = 1, rel_types: Sequence[str] | None = None
+        self,
+        label: str,
+        ids: Sequence[str],
+        depth: int = 1,
+        rel_types: Sequence[str] | None = None,
+        props: Sequence[str] | None = None,
     ) -> Subgraph:
         _name("label", label)
         if isinstance(depth, bool) or not isinstance(depth, int) or depth < 0:
@@ -182,7 +187,12 @@ class InMemoryGraphStore:
                         reached.append(other)
             frontier = reached
         nodes = {i: self._node(i) for i in seen}
-        return Subgraph(nodes=nodes, edges=[self._edge(e) for e in traversed.values()])
+        edges = [self._edge(e) for e in traversed.values()]
+        if props is not None:
+            keep = {"id", *(_name("property", p) for p in props)}
+            nodes = {i: Node(n.id, n.label, {k: v for k, v in n.props.items() if k in keep}) for i, n in nodes.items()}
+            edges = [Edge(e.id, e.type, e.src, e.dst, {k: v for k, v in e.props.items() if k in keep}) for e in edges]
+        return Subgraph(nodes=nodes, edges=edges)
 
     def edges(self, rel_type: str, ids: Sequence[str]) -> list[Edge]:
         table = self._edges.get(_name("relationship type", rel_type), {})

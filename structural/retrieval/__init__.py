@@ -1,1 +1,9 @@
-"""retrieval of the structural layer."""
+"""Retrieval of the structural layer: vector seeds, a gated ego network, propagation, fusion and compression.
+
+See :mod:`.engine` for the modes and ``docs/retrieval.md`` for the formulas.
+"""
+
+from .engine import Retriever
+from .results import ContextChunk, RetrievalResult, ScoredEntity, ScoredRelation
+
+__all__ = ["ContextChunk", "RetrievalResult", "Retriever", "ScoredEntity", "ScoredRelation"]

@@ -182,6 +182,16 @@ def test_neighbourhood_walks_any_direction(store: GraphStore) -> None:
     assert {e.type for e in sub.edges} == {RELATED, MENTIONS}
 
 
+def test_neighbourhood_projects_properties(store: GraphStore) -> None:
+    triangle(store)
+    sub = store.neighbourhood(ENTITY, ["b"], depth=1, rel_types=[RELATED], props=["w"])
+    assert sub.nodes["a"] == Node("a", ENTITY, {"id": "a"})
+    assert {e.id: e.props for e in sub.edges} == {"ab": {"id": "ab", "w": 1.0}, "bc": {"id": "bc", "w": 2.0}}
+    assert store.neighbourhood(ENTITY, ["a"], depth=0, props=["name"]).nodes["a"].props == {"id": "a", "name": "A"}
+    with pytest.raises(InvalidInput, match="not a valid name"):
+        store.neighbourhood(ENTITY, ["a"], props=["x}) DETACH DELETE (n"])
+
+
 def test_neighbourhood_filters_types_and_depth(store: GraphStore) -> None:
     triangle(store)
     sub = store.neighbourhood(ENTITY, ["a"], depth=1, rel_types=[RELATED])

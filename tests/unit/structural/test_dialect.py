@@ -113,8 +113,9 @@ def test_shared_templates_take_only_checked_names() -> None:
     text = UPSERT_EDGES.format(src_label="Chunk", dst_label="Entity", rel_type="MENTIONS")
     assert "MATCH (a:Chunk {id: row.src}) MATCH (b:Entity {id: row.dst})" in text
     assert "MERGE (a)-[r:MENTIONS {id: row.id}]->(b) SET r += row.props" in text
-    names = {"label": "Entity", "key": NEO4J.node_key, "hidden": "embedding", "types": ":RELATED"}
+    names = {"label": "Entity", "key": NEO4J.node_key, "proj": ".*, embedding: null", "types": ":RELATED"}
     assert "OPTIONAL MATCH (n)-[e:RELATED]-(m)" in EXPAND_SEEDS.format(**names)
     assert "x {.*, embedding: null}" in EXPAND_SEEDS.format(**names)
     assert "WHERE elementId(n) = k" in EXPAND_KEYS.format(**names)
     assert "WHERE id(n) = k" in EXPAND_KEYS.format(**{**names, "key": FALKORDB.node_key})
+    assert "x {.id, .w_struct}" in EXPAND_KEYS.format(**{**names, "proj": ".id, .w_struct"})

@@ -375,3 +375,9 @@ def test_bad_input_is_rejected_before_any_work(
         kb.retriever().retrieve(query, **kwargs)
     assert kb.graph.edges(RELATED, [rel(r) for r in EDGES]) == before
     assert kb.embedder.calls == 0
+
+
+def test_indexes_of_another_dimension_are_rejected(kb: SimpleNamespace) -> None:
+    entities, relations, _ = kb.indexes
+    with pytest.raises(InvalidInput, match="chunks"):
+        Retriever(kb.graph, entities, relations, index_of({}, 8), kb.embedder, RetrievalConfig(), FeedbackConfig())

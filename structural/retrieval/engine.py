@@ -1,0 +1,254 @@
+"""The retrieval engine: one query through the vector level, the graph level, fusion and context compression.
+
+Modes, as LightRAG users know them:
+
+* ``local``: entity-centred. Entity-index seeds -> ego network -> propagation -> fused entity scores.
+* ``global``: relation-centred. Relation-index hits; their endpoints are the seeds; relations lead the context.
+* ``hybrid`` (default): local and global, merged by id keeping the higher score.
+* ``naive``: the chunk index alone, no graph.
+* ``mix``: hybrid plus the naive chunks.
+
+Every mode returns a :class:`~.results.RetrievalResult` with the scores, the evidence subgraph ids and a context
+string under the token budget. The formulas are in the modules of each step (:mod:`.vector`, :mod:`.ego`,
+:mod:`.propagate`, :mod:`.fusion`, :mod:`.compress`) and in ``docs/retrieval.md``. Retrieval never writes.
+"""
+
+from __future__ import annotations
+
+import numbers
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from ...errors import InvalidInput
+from ..base import CHUNK, Edge, Embedder, GraphStore, Node, VectorIndex
+from ..feedback import read_epoch
+from ..settings import FeedbackConfig, Mode, RetrievalConfig
+from .compress import (
+    CHUNK_KIND,
+    ENTITY_KIND,
+    HEADERS,
+    RELATION_KIND,
+    Candidate,
+    assemble,
+    chunk_candidate,
+    entity_candidate,
+    importance,
+    keep_top,
+    keywords_of,
+    name_of,
+    relation_candidate,
+    weighted_degree,
+    whitespace_tokens,
+)
+from .ego import GraphCache, build_egos
+from .fusion import Evidence, alpha_weight_for, merge_runs, score_run
+from .results import ContextChunk, RetrievalResult, ScoredEntity, ScoredRelation
+from .vector import chunk_hits, embed_query, entity_seeds, relation_seeds
+
+MAX_TOP_K = 1000
+CANDIDATES_PER_SLOT = 3  # compression weighs the best 3 * top_k entities, relations and chunks by score
+_LOCAL = (Mode.LOCAL, Mode.HYBRID, Mode.MIX)
+_GLOBAL = (Mode.GLOBAL, Mode.HYBRID, Mode.MIX)
+
+
+def _mode(mode: Mode | str) -> Mode:
+    try:
+        return mode if isinstance(mode, Mode) else Mode(str(mode).strip().lower())
+    except ValueError:
+        names = ", ".join(m.value for m in Mode)
+        raise InvalidInput(f"unknown retrieval mode {mode!r}; expected one of {names}") from None
+
+
+def _top_k(top_k: int | None, default: int) -> int:
+    if top_k is None:
+        return min(default, MAX_TOP_K)
+    if isinstance(top_k, bool) or not isinstance(top_k, numbers.Integral) or not 1 <= top_k <= MAX_TOP_K:
+        raise InvalidInput(f"top_k must be an integer from 1 to {MAX_TOP_K}, got {top_k!r}")
+    return int(top_k)
+
+
+def _alpha_weight(value: float | None) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not 0.0 <= float(value) <= 1.0:
+        raise InvalidInput(f"alpha_weight must be a number from 0 to 1, got {value!r}")
+    return float(value)
+
+
+def _strings(value: Any) -> list[str]:
+    return [v for v in value if isinstance(v, str)] if isinstance(value, list | tuple) else []
+
+
+class Retriever:
+    """Answers retrieval queries over a graph store and its entity, relation and chunk vector indexes."""
+
+    def __init__(
+        self,
+        graph: GraphStore,
+        entities: VectorIndex,
+        relations: VectorIndex,
+        chunks: VectorIndex,
+        embedder: Embedder,
+        config: RetrievalConfig,
+        feedback_config: FeedbackConfig,
+        count_tokens: Callable[[str], int] | None = None,
+    ) -> None:
+        dims = {"entities": entities.dim, "relations": relations.dim, "chunks": chunks.dim}
+        wrong = {name: dim for name, dim in dims.items() if dim != embedder.dim}
+        if wrong:
+            raise InvalidInput(f"the embedder produces dimension {embedder.dim} but the indexes hold {wrong}")
+        self._graph = graph
+        self._entities = entities
+        self._relations = relations
+        self._chunks = chunks
+        self._embedder = embedder
+        self._config = config
+        self._feedback = feedback_config
+        self._count = count_tokens or whitespace_tokens
+
+    def retrieve(
+        self,
+        query: str,
+        *,
+        mode: Mode | str = Mode.HYBRID,
+        top_k: int | None = None,
+        domain: str | None = None,
+        query_vector: Any = None,
+        alpha_weight: float | None = None,
+    ) -> RetrievalResult:
+        """Retrieve evidence for ``query``; ``query_vector`` (dimension of the embedder) skips embedding.
+
+        Raises :class:`InvalidInput` for an empty query, an unknown mode, ``top_k`` outside 1..1000, an
+        ``alpha_weight`` outside [0, 1], an empty domain or a query vector of the wrong shape.
+        """
+        start = time.perf_counter()
+        if not isinstance(query, str) or not query.strip():
+            raise InvalidInput("the query is empty")
+        mode_ = _mode(mode)
+        k_out = _top_k(top_k, self._config.top_k)
+        explicit = _alpha_weight(alpha_weight)
+        if domain is not None and (not isinstance(domain, str) or not domain.strip()):
+            raise InvalidInput(f"domain must be a non-empty string, got {domain!r}")
+        q, embed_ms = embed_query(self._embedder, query, query_vector, self._embedder.dim)
+        result = RetrievalResult(mode=mode_, embed_ms=embed_ms)
+        naive = chunk_hits(self._chunks, self._graph, q, k_out, domain) if mode_ in (Mode.NAIVE, Mode.MIX) else []
+        if mode_ is Mode.NAIVE:
+            result.chunks = [_chunk(node, score) for node, score in naive]
+            section = (HEADERS[CHUNK_KIND], [chunk_candidate(node, 0.0) for node, _ in naive])
+            result.context, result.context_tokens = assemble([section], self._config.token_budget, self._count)
+        else:
+            self._graph_modes(query, q, mode_, k_out, domain, explicit, naive, result)
+        result.took_ms = (time.perf_counter() - start) * 1000.0
+        return result
+
+    def _graph_modes(
+        self,
+        query: str,
+        q: Any,
+        mode: Mode,
+        k_out: int,
+        domain: str | None,
+        explicit: float | None,
+        naive: Sequence[tuple[Node, float]],
+        result: RetrievalResult,
+    ) -> None:
+        cfg = self._config
+        a = alpha_weight_for(query, cfg, explicit)
+        cache = GraphCache(self._graph, read_epoch(self._graph), self._feedback.decay, domain)
+        grown: list[tuple[dict[str, float], dict[str, float], list[Edge]]] = []
+        if mode in _LOCAL:
+            grown.append((entity_seeds(self._entities, cache, q, cfg.k), {}, []))
+        if mode in _GLOBAL:
+            grown.append(relation_seeds(self._relations, cache, q, cfg.k))
+        egos = build_egos(cache, [(seeds, hits) for seeds, _, hits in grown], cfg)
+        runs = [
+            score_run(ego, seeds, rel_alpha, a, cfg) for ego, (seeds, rel_alpha, _) in zip(egos, grown, strict=True)
+        ]
+        evidence = merge_runs(runs)
+        ranked_entities, ranked_relations = evidence.ranked_entities(), evidence.ranked_relations()
+        pool = CANDIDATES_PER_SLOT * k_out
+        for rel_id, edge in cache.hydrate(ranked_entities[:pool], ranked_relations[:pool]).items():
+            evidence.relations[rel_id] = (evidence.relations[rel_id][0], edge)
+        top = ranked_entities[:k_out]
+        result.items = [_entity(cache.nodes[i], evidence.entities[i]) for i in top]
+        result.relations = [_relation(evidence, cache, i) for i in ranked_relations[:k_out]]
+        result.subgraph_nodes, result.subgraph_edges = ranked_entities, ranked_relations
+        result.iterations = evidence.iterations
+
+        centrality = weighted_degree((edge for _, edge in evidence.relations.values()), cache.weight)
+        candidates = [entity_candidate(cache.nodes[i], centrality.get(i, 0.0)) for i in ranked_entities[:pool]]
+        for rel_id in ranked_relations[:pool]:
+            edge = evidence.relations[rel_id][1]
+            mean = (centrality.get(edge.src, 0.0) + centrality.get(edge.dst, 0.0)) / 2.0
+            candidates.append(relation_candidate(edge, cache.nodes, mean))
+        chunk_nodes, prior = self._chunk_pool(cache, top, pool, naive)
+        cited = {i: set(_strings(cache.nodes[i].props.get("source_chunks"))) for i in top}
+        for node in chunk_nodes:
+            mentions = set(_strings(node.props.get("entity_ids")))
+            share = sum(1 for i in top if node.id in cited[i] or i in mentions) / len(top) if top else 0.0
+            candidates.append(chunk_candidate(node, share))
+        weights = importance(query, candidates)
+        ranking = [
+            max(w, prior.get(c.id, 0.0)) if c.kind == CHUNK_KIND else w
+            for c, w in zip(candidates, weights, strict=True)
+        ]
+        kept = keep_top(candidates, ranking, k_out)
+        by_id = {n.id: n for n in chunk_nodes}
+        result.chunks = [_chunk(by_id[c.id], s) for c, s in kept[CHUNK_KIND]]
+        first, second = (RELATION_KIND, ENTITY_KIND) if mode is Mode.GLOBAL else (ENTITY_KIND, RELATION_KIND)
+        order = (first, second, CHUNK_KIND)
+        sections: list[tuple[str, list[Candidate]]] = [(HEADERS[k], [c for c, _ in kept[k]]) for k in order]
+        result.context, result.context_tokens = assemble(sections, cfg.token_budget, self._count)
+
+    def _chunk_pool(
+        self, cache: GraphCache, top: Sequence[str], pool: int, naive: Sequence[tuple[Node, float]]
+    ) -> tuple[list[Node], dict[str, float]]:
+        """Chunk candidates: the chunks the top entities cite most (up to ``pool``), plus the naive hits with
+        their cosine."""
+        counts: dict[str, int] = {}
+        for i in top:
+            for chunk_id in dict.fromkeys(_strings(cache.nodes[i].props.get("source_chunks"))):
+                counts[chunk_id] = counts.get(chunk_id, 0) + 1
+        prior = {node.id: score for node, score in naive}
+        wanted = [c for c in sorted(counts, key=lambda c: -counts[c])[:pool] if c not in prior]
+        fetched = self._graph.neighbourhood(CHUNK, wanted, depth=0).nodes if wanted else {}
+        nodes = [
+            n for c in wanted if (n := fetched.get(c)) is not None and n.label == CHUNK and cache.in_domain(n.props)
+        ]
+        return nodes + [node for node, _ in naive], prior
+
+
+def _entity(node: Node, scored: tuple[float, float, float]) -> ScoredEntity:
+    score, alpha, beta = scored
+    props = node.props
+    return ScoredEntity(
+        id=node.id,
+        name=name_of(node, node.id),
+        type=str(props.get("type") or ""),
+        description=str(props.get("description") or ""),
+        score=score,
+        alpha=alpha,
+        beta=beta,
+    )
+
+
+def _relation(evidence: Evidence, cache: GraphCache, rel_id: str) -> ScoredRelation:
+    score, edge = evidence.relations[rel_id]
+    props = edge.props
+    return ScoredRelation(
+        id=edge.id,
+        src=edge.src,
+        dst=edge.dst,
+        src_name=name_of(cache.nodes.get(edge.src), edge.src),
+        dst_name=name_of(cache.nodes.get(edge.dst), edge.dst),
+        type=str(props.get("type") or "related_to"),
+        keywords=keywords_of(props.get("keywords")),
+        description=str(props.get("description") or ""),
+        score=score,
+    )
+
+
+def _chunk(node: Node, score: float) -> ContextChunk:
+    text = node.props.get("text")
+    return ContextChunk(node.id, str(node.props.get("doc") or ""), text if isinstance(text, str) else "", score)
