@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from pyoxigraph import NamedNode
+from pyoxigraph import Literal, NamedNode
 
 from ..semantic.base import INFERRED_GRAPH
 from ..semantic.domains import DomainPolicy
@@ -63,11 +63,16 @@ def domain_vocabulary(kb: KnowledgeBase, domain: str) -> tuple[list[KnownEntity]
     result = kb.query(KNOWN_ENTITIES % {"graphs": graphs})
     rows = []
     for iri, label, cls in result.rows:
-        if iri is None or label is None:
+        if not isinstance(iri, NamedNode) or not isinstance(label, Literal):
             continue
-        rows.append({"iri": iri.value, "label": label.value, "type": _local_name(cls.value) if cls else "concept"})
+        kind = _local_name(cls.value) if isinstance(cls, NamedNode) else "concept"
+        rows.append({"iri": iri.value, "label": label.value, "type": kind})
     types_result = kb.query(ENTITY_TYPES % {"graph": str(NamedNode(dom.ontology_graph))})
-    types = sorted({(lbl.value if lbl is not None else _local_name(c.value)) for c, lbl in types_result.rows if c})
+    types = sorted({
+        lbl.value if isinstance(lbl, Literal) else _local_name(c.value)
+        for c, lbl in types_result.rows
+        if isinstance(c, NamedNode)
+    })
     return known_from_rows(rows), types
 
 

@@ -22,7 +22,7 @@ QUESTIONS: list[tuple[Mode, str]] = [
 
 
 def _documents(kb: KnowledgeBase) -> list[tuple[str, Path]]:
-    out = []
+    out: list[tuple[str, Path]] = []
     for name, domain in kb.policy.domains.items():
         folder = domain.path_of(domain.demo_documents)
         if folder is not None and folder.is_dir():

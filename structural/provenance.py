@@ -125,22 +125,22 @@ def plan_merge(
 
     for claims in added:
         for e in claims.entities.values():
-            props = ents.get(e.id)
-            if props is None:
-                props = ents[e.id] = {"name": e.name, "norm": e.norm, "type": e.type, "domain": domain}
+            eprops = ents.get(e.id)
+            if eprops is None:
+                eprops = ents[e.id] = {"name": e.name, "norm": e.norm, "type": e.type, "domain": domain}
                 plan.created_entities.append(e.id)
-            props["type"] = merge_types(str(props.get("type") or "concept"), e.type)
-            if e.iri and not props.get("iri"):
-                props["iri"] = e.iri
-            _add(props, claims.chunk_id, {"chunk_descriptions": e.description})
+            eprops["type"] = merge_types(str(eprops.get("type") or "concept"), e.type)
+            if e.iri and not eprops.get("iri"):
+                eprops["iri"] = e.iri
+            _add(eprops, claims.chunk_id, {"chunk_descriptions": e.description})
         for r in claims.relations.values():
-            props = rels.get(r.id)
-            if props is None:
-                props = rels[r.id] = {"type": r.type, "domain": domain, "w_attn": 1.0, "attn_epoch": 0}
+            rprops = rels.get(r.id)
+            if rprops is None:
+                rprops = rels[r.id] = {"type": r.type, "domain": domain, "w_attn": 1.0, "attn_epoch": 0}
                 ends[r.id] = (r.src, r.dst)
                 plan.created_relations.append(r.id)
             _add(
-                props,
+                rprops,
                 claims.chunk_id,
                 {
                     "chunk_descriptions": r.description,

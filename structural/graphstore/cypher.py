@@ -290,8 +290,8 @@ class CypherGraphStore(ABC):
         if depth == 0 or types == ":":
             statement = NODES_BY_ID.format(**names)
             for batch in batches(wanted, self.batch_size):
-                for key, labels, props in self._run(statement, {"ids": list(batch)}):
-                    self._add_node(sub, key, labels, props)
+                for key, labels, values in self._run(statement, {"ids": list(batch)}):
+                    self._add_node(sub, key, labels, values)
             return sub
         edges: dict[tuple[str, str], Edge] = {}
         seeds = set(wanted)
@@ -299,13 +299,13 @@ class CypherGraphStore(ABC):
         frontier: list[Any] = []
         for step in range(1, depth + 1):
             node_rows, edge_rows = level[0] if level else ([], [])
-            for key, labels, props in node_rows:
-                id_ = self._add_node(sub, key, labels, props)
+            for key, labels, values in node_rows:
+                id_ = self._add_node(sub, key, labels, values)
                 if id_ is not None and not (step == 1 and id_ in seeds and labels and labels[0] == label):
                     frontier.append(key)
-            for type_, src, dst, props in edge_rows:
-                if src is not None and dst is not None and props.get("id") is not None:
-                    edges.setdefault((type_, props["id"]), Edge(props["id"], type_, src, dst, _clean(props)))
+            for type_, src, dst, values in edge_rows:
+                if src is not None and dst is not None and values.get("id") is not None:
+                    edges.setdefault((type_, values["id"]), Edge(values["id"], type_, src, dst, _clean(values)))
             if step == depth or not frontier:
                 break
             level = self._run(EXPAND_KEYS.format(**names), {"keys": frontier})
