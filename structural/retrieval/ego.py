@@ -5,9 +5,11 @@ G_q is never the whole graph. Level 0 is the seeds; level ``l`` is fetched with 
 the gate, up to ``d_max`` levels (the local and global runs of a hybrid query share each call):
 
 * ``p(seed) = alpha(seed)``; the level-0 frontier is the seeds with ``alpha >= theta``;
-* a node ``v`` first reached at level ``l`` gets ``p(v) = max over edges (u, v), u in the frontier, of
-  p(u) * w(u, v) / max_x w(u, x)`` and joins the next frontier only when ``p(v) >= theta`` (the others stay in
-  G_q as leaves);
+* a node ``v`` first reached at level ``l`` gets the score mass its frontier neighbours pass it in one
+  propagation step, ``p(v) = sum over edges (u, v), u in the frontier, of p(u) * w(u, v) / sum_x w(u, x)``
+  (``P(u -> v)`` of the propagation below), and joins the next frontier only when ``p(v) >= theta`` (the
+  others stay in G_q as leaves). A hub splits its score over many edges, so its neighbours are rarely
+  expanded: G_q stays small where the graph is dense;
 * ``|G_q| <= max_ego_nodes``: new nodes are admitted highest ``p`` first (the frontier is kept in descending
   ``p``) and expansion stops at the cap.
 
@@ -164,13 +166,11 @@ class _Growth:
             if not incident:
                 continue
             traversed.extend(incident)
-            w_max = max(w for _, _, w in incident)
-            scale = members[u] / w_max if w_max > 0 else 0.0
+            w_sum = sum(w for _, _, w in incident)
+            scale = members[u] / w_sum if w_sum > 0 else 0.0
             for _, v, w in incident:
                 if v not in members:
-                    p_v = w * scale
-                    if p_v > reached.get(v, -1.0):
-                        reached[v] = p_v
+                    reached[v] = reached.get(v, 0.0) + w * scale
         admitted = sorted(reached, key=lambda v: (-reached[v], v))[: cap - len(members)]
         for v in admitted:
             members[v] = reached[v]

@@ -8,9 +8,11 @@ from epoch 4, so its weight is ``1 + 0.5 * 0.99 ** 6``)::
     h -r11(1)-> k       f -r12(1)-> g       d -r13(1.6)-> g        h -r14(0.5)-> n
 
 The local query is axis 0 and cos(a) = 0.9, cos(b) = 0.5, cos(c) = 0.1, every other entity 0; k = 3 seeds.
-With theta = 0.15: frontier a, b (c is below theta); level 1 gives p(d) = 0.9, p(e) = 0.45, p(h) = 0.5,
-p(k) = 0.5 * 0.2 / 1 = 0.1 (a leaf); level 2 expands d, h, e: p(g) = max(0.9 * 1.6 / 2, 0.45 * 1 / 1) = 0.72,
-p(f) = 0.9 * w(r3) / 2, p(m) = 0.5, p(n) = 0.25. Never reached: i (c not expanded), l (k gated), j (depth 3).
+With theta = 0.15: frontier a, b (c is below theta); a node reached gets the mass its frontier neighbours pass
+on, p(u) * w / (sum of u's edge weights): level 1 gives p(d) = 0.9 * 2/3 = 0.6, p(e) = 0.3, p(h) = 0.5 / 1.2,
+p(k) = 0.5 * 0.2 / 1.2 (a leaf); level 2 expands d, e, h: p(g) = 0.6 * 1.6 / (2 + w(r3) + 1.6) + 0.3 / 2,
+p(f) = 0.6 * w(r3) / (2 + w(r3) + 1.6), p(m) = p(h) / 3.5, p(n) = p(h) * 0.5 / 3.5. Never reached: i (c not
+expanded), l (k gated), j (depth 3).
 """
 
 from __future__ import annotations
@@ -196,12 +198,14 @@ def test_ego_network_membership(
     assert set(result.subgraph_edges) == {rel(r) for r in edges}
 
 
-def test_gate_scores_are_the_max_over_frontier_edges_of_the_normalised_weight(kb: SimpleNamespace) -> None:
+def test_gate_scores_are_the_mass_frontier_edges_pass_on(kb: SimpleNamespace) -> None:
     cache = GraphCache(kb.graph, epoch=10, decay=0.01, domain=None)
     seeds = {ent(x): c for x, c in COS.items()}
     ego = build_ego(cache, seeds, RetrievalConfig(k=3))
-    expected = {"a": 0.9, "b": 0.5, "c": 0.1, "d": 0.9, "e": 0.45, "h": 0.5, "k": 0.1}
-    expected |= {"g": 0.72, "f": 0.9 * W_R3 / 2, "m": 0.5, "n": 0.25}
+    sum_d = 2.0 + W_R3 + 1.6
+    p_h = 0.5 * 1.0 / 1.2
+    expected = {"a": 0.9, "b": 0.5, "c": 0.1, "d": 0.9 * 2 / 3, "e": 0.9 * 1 / 3, "h": p_h, "k": 0.5 * 0.2 / 1.2}
+    expected |= {"f": 0.6 * W_R3 / sum_d, "g": 0.6 * 1.6 / sum_d + 0.3 * 1 / 2, "m": p_h / 3.5, "n": p_h * 0.5 / 3.5}
     assert ego.provisional == pytest.approx({ent(x): p for x, p in expected.items()})
 
 
