@@ -96,6 +96,7 @@ def cmd_retrieve(args: argparse.Namespace, settings: Any, print_json: Any) -> in
         raise InvalidInput(f"--top-k must be a positive number, not {args.top_k}")
     if not args.query.strip():
         raise InvalidInput("the query is empty")
+    settings.structural.graph.mirror = False  # one query: the round trips cost less than loading the mirror
     skb = _open_structural(args, settings)
     try:
         result = skb.retrieve(args.query, mode=args.mode, top_k=args.top_k, domain=args.domain)

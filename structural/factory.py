@@ -89,10 +89,15 @@ def build(
     emb = embedder or make_embedder(config.embedder)
     _check_manifest(path, config, emb)
     extractor = make_extractor(config.extractor, known)
-    graph = make_graph_store(config.graph, path / "graph")
+    primary = make_graph_store(config.graph, path / "graph")
     try:
-        entities, relations, chunks = make_vectors(config, path, emb.dim, graph)
+        entities, relations, chunks = make_vectors(config, path, emb.dim, primary)
     except BaseException:
-        graph.close()
+        primary.close()
         raise
+    graph: GraphStore = primary
+    if config.graph.mirror and config.graph.backend != GraphBackend.MEMORY:
+        from .graphstore.mirror import MirroredGraphStore
+
+        graph = MirroredGraphStore(primary)
     return StructuralKB(graph, VectorSet(entities, relations, chunks), emb, extractor, config)

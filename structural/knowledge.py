@@ -48,7 +48,7 @@ from .curated import EntitySpec, GraphInsert, RelationSpec, insert_curated
 from .feedback import FeedbackLoop, FeedbackResult
 from .ingest.chunking import chunk_text
 from .ingest.documents import prepare_document
-from .ingest.tokenizer import Tokenizer
+from .ingest.tokenizer import RegexTokenizer, Tokenizer
 from .provenance import ChunkClaims, EntityClaim, MergePlan, RelationClaim, plan_merge
 from .resolution import entity_id, merge_descriptions, normalise_name, relation_id
 from .retrieval.engine import Retriever
@@ -153,7 +153,7 @@ class StructuralKB:
             embedder,
             config.retrieval,
             config.feedback,
-            count_tokens=self.tokenizer.count,
+            count_tokens=RegexTokenizer().count,
         )
         self.feedback_loop = FeedbackLoop(graph, config.feedback)
 

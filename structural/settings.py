@@ -57,6 +57,11 @@ class GraphConfig(BaseModel):
         AppendFsync.ALWAYS,
         description="AOF fsync policy of the managed FalkorDB: always (no acknowledged write lost), everysec, no.",
     )
+    mirror: bool = Field(
+        True,
+        description="Keep entities and RELATED edges mirrored in-process for retrieval (falkordb, neo4j). "
+        "Turn off when other processes write to the same Neo4j database.",
+    )
     start_timeout_s: float = Field(20.0, gt=0, description="How long to wait for the managed FalkorDB to start.")
     neo4j_uri: str | None = Field(None, description="Bolt URI of the Neo4j server, e.g. bolt://localhost:7687.")
     neo4j_user: str = Field("neo4j", description="Neo4j user name.")

@@ -89,6 +89,10 @@ def _merge(target: dict[str, Any], changes: dict[str, Any]) -> None:
             target[key] = value
 
 
+def _copy_value(value: Any) -> Any:
+    return list(value) if isinstance(value, list) else value
+
+
 def _copy(props: dict[str, Any]) -> dict[str, Any]:
     return {k: list(v) if isinstance(v, list) else v for k, v in props.items()}
 
@@ -186,12 +190,20 @@ class InMemoryGraphStore:
                         seen[other] = None
                         reached.append(other)
             frontier = reached
-        nodes = {i: self._node(i) for i in seen}
-        edges = [self._edge(e) for e in traversed.values()]
-        if props is not None:
-            keep = {"id", *(_name("property", p) for p in props)}
-            nodes = {i: Node(n.id, n.label, {k: v for k, v in n.props.items() if k in keep}) for i, n in nodes.items()}
-            edges = [Edge(e.id, e.type, e.src, e.dst, {k: v for k, v in e.props.items() if k in keep}) for e in edges]
+        if props is None:
+            nodes = {i: self._node(i) for i in seen}
+            edges = [self._edge(e) for e in traversed.values()]
+            return Subgraph(nodes=nodes, edges=edges)
+        keep = [k for k in dict.fromkeys(["id", *(_name("property", p) for p in props)])]
+        nodes = {}
+        for i in seen:
+            rec = self._nodes[i]
+            values = rec.props
+            nodes[i] = Node(i, rec.label, {k: _copy_value(values[k]) for k in keep if k in values})
+        edges = [
+            Edge(e.id, e.type, e.src, e.dst, {k: _copy_value(e.props[k]) for k in keep if k in e.props})
+            for e in traversed.values()
+        ]
         return Subgraph(nodes=nodes, edges=edges)
 
     def edges(self, rel_type: str, ids: Sequence[str]) -> list[Edge]:
