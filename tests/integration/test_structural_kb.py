@@ -225,3 +225,28 @@ def test_changing_the_embedder_is_refused(tmp_path: Path) -> None:
     config.embedder.kind = EmbedderKind.SENTENCE
     with pytest.raises(HybridKGError, match="embedder"):
         StructuralKB.open(config, path)
+
+
+def test_the_in_process_mirror_matches_the_database_after_every_kind_of_write(tmp_path: Path) -> None:
+    from hybridkg.structural.graphstore.mirror import MirroredGraphStore
+
+    with StructuralKB.open(_config(GraphBackend.FALKORDB), tmp_path / "s", known=KNOWN) as kb:
+        assert isinstance(kb.graph, MirroredGraphStore)
+        kb.add_document("a.txt", DOC_A, domain="crm")
+        kb.retrieve("Acme Robotics", mode="local")  # loads the mirror
+        kb.add_document("b.txt", DOC_B, domain="crm")
+        kb.update_document("a.txt", DOC_A2, domain="crm")
+        ent_ids, rel_ids, _ = _graph_ids(kb)
+        kb.feedback({sorted(ent_ids)[0]: 0.5})
+        kb.delete_document("b.txt")
+        ent_ids, rel_ids, _ = _graph_ids(kb)
+        primary = kb.graph.primary
+        for ids in (ent_ids, {"meta:feedback"}):
+            label = "Meta" if ids == {"meta:feedback"} else ENTITY
+            assert kb.graph.neighbourhood(label, sorted(ids), depth=0).nodes == \
+                primary.neighbourhood(label, sorted(ids), depth=0).nodes
+        mirrored = {e.id: e for e in kb.graph.edges(RELATED, sorted(rel_ids))}
+        stored = {e.id: e for e in primary.edges(RELATED, sorted(rel_ids))}
+        assert mirrored == stored
+        everything = kb.graph.neighbourhood(ENTITY, sorted(ent_ids), depth=1, rel_types=[RELATED])
+        assert {e.id for e in everything.edges} == set(stored)
