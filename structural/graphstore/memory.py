@@ -98,17 +98,22 @@ def _copy(props: dict[str, Any]) -> dict[str, Any]:
 
 
 class InMemoryGraphStore:
-    """A property graph in dicts: O(1) lookups by id, adjacency kept per node."""
+    """A property graph in dicts: O(1) lookups by id, adjacency kept per node.
+
+    Projected reads (``neighbourhood(..., props=[...])``, the retrieval hot path) are memoised until the next
+    write and return shared records: treat their ``props`` as read-only. Unprojected reads return copies."""
 
     def __init__(self) -> None:
         self._nodes: dict[str, _NodeRec] = {}
         self._edges: dict[str, dict[str, _EdgeRec]] = {}
         self._adjacent: dict[str, dict[tuple[str, str], None]] = {}
+        self._projected: dict[tuple[str, str, tuple[str, ...]], Any] = {}
 
     def query(self, cypher: str, params: Mapping[str, Any] | None = None) -> list[dict[str, Any]]:
         raise Unsupported("the in-memory graph store does not run Cypher; use falkordb or neo4j")
 
     def upsert_nodes(self, label: str, rows: Sequence[Mapping[str, Any]]) -> None:
+        self._projected.clear()
         _name("label", label)
         checked: list[tuple[str, dict[str, Any]]] = []
         for row in rows:
@@ -130,6 +135,7 @@ class InMemoryGraphStore:
             rec.props["id"] = id_
 
     def upsert_edges(self, rel_type: str, rows: Sequence[EdgeRow]) -> None:
+        self._projected.clear()
         _name("relationship type", rel_type)
         checked: list[tuple[EdgeRow, dict[str, Any]]] = []
         missing: list[str] = []
@@ -194,16 +200,24 @@ class InMemoryGraphStore:
             nodes = {i: self._node(i) for i in seen}
             edges = [self._edge(e) for e in traversed.values()]
             return Subgraph(nodes=nodes, edges=edges)
-        keep = [k for k in dict.fromkeys(["id", *(_name("property", p) for p in props)])]
+        keep = tuple(dict.fromkeys(["id", *(_name("property", p) for p in props)]))
+        cache = self._projected
         nodes = {}
         for i in seen:
-            rec = self._nodes[i]
-            values = rec.props
-            nodes[i] = Node(i, rec.label, {k: _copy_value(values[k]) for k in keep if k in values})
-        edges = [
-            Edge(e.id, e.type, e.src, e.dst, {k: _copy_value(e.props[k]) for k in keep if k in e.props})
-            for e in traversed.values()
-        ]
+            node = cache.get(("n", i, keep))
+            if node is None:
+                rec = self._nodes[i]
+                values = rec.props
+                node = Node(i, rec.label, {k: _copy_value(values[k]) for k in keep if k in values})
+                cache[("n", i, keep)] = node
+            nodes[i] = node
+        edges = []
+        for e in traversed.values():
+            edge = cache.get(("e", e.type + "\x00" + e.id, keep))
+            if edge is None:
+                edge = Edge(e.id, e.type, e.src, e.dst, {k: _copy_value(e.props[k]) for k in keep if k in e.props})
+                cache[("e", e.type + "\x00" + e.id, keep)] = edge
+            edges.append(edge)
         return Subgraph(nodes=nodes, edges=edges)
 
     def edges(self, rel_type: str, ids: Sequence[str]) -> list[Edge]:
@@ -211,6 +225,7 @@ class InMemoryGraphStore:
         return [self._edge(table[i]) for i in _ids(ids) if i in table]
 
     def delete(self, label_or_type: str, ids: Sequence[str], *, edges: bool = False) -> None:
+        self._projected.clear()
         _name("relationship type" if edges else "label", label_or_type)
         wanted = _ids(ids)
         if edges:
