@@ -124,6 +124,9 @@ class RetrievalConfig(BaseModel):
     damping: float = Field(0.5, gt=0, lt=1, description="Share of a node's score that flows to its neighbours.")
     max_iterations: int = Field(100, ge=1, description="Safety cap on propagation iterations.")
     max_ego_nodes: int = Field(5_000, ge=10, description="Hard cap on |G_q| (hub nodes are not expanded past it).")
+    max_fanout: int = Field(
+        64, ge=1, description="An expanded node contributes at most its this many heaviest RELATED edges to G_q."
+    )
     alpha_weight: float = Field(0.6, ge=0, le=1, description="Fusion weight of alpha (beta gets 1 - alpha_weight).")
     short_query_tokens: int = Field(3, ge=0, description="Queries of at most this many words lean on alpha.")
     short_alpha_weight: float = Field(0.8, ge=0, le=1, description="alpha weight for short queries.")

@@ -13,6 +13,9 @@ the gate, up to ``d_max`` levels (the local and global runs of a hybrid query sh
 * ``|G_q| <= max_ego_nodes``: new nodes are admitted highest ``p`` first (the frontier is kept in descending
   ``p``) and expansion stops at the cap.
 
+An expanded node contributes at most its ``max_fanout`` (64) heaviest RELATED edges (ties by edge id): a hub
+with thousands of edges (a language or a year in MetaQA) would otherwise flood G_q with leaves.
+
 The edges of G_q are the edges traversed between its nodes (an edge between two leaves is never fetched).
 Edge weights are ``w(e) = max(w_struct, 0) * w_attn_eff`` with ``w_attn_eff`` decayed lazily to the current
 feedback epoch (:func:`hybridkg.structural.feedback.effective_attention`); missing properties mean
@@ -41,8 +44,11 @@ class GraphCache:
     The runs of a hybrid query share it, so a node expanded by one run costs the other nothing.
     """
 
-    def __init__(self, graph: GraphStore, epoch: int, decay: float, domain: str | None) -> None:
+    def __init__(
+        self, graph: GraphStore, epoch: int, decay: float, domain: str | None, fanout: int | None = None
+    ) -> None:
         self.graph = graph
+        self.fanout = fanout
         self.epoch = epoch
         self.decay = decay
         self.domain = domain
@@ -105,6 +111,11 @@ class GraphCache:
                 at_src.append((edge, dst, w))
             if at_dst is not None and src in admitted:
                 at_dst.append((edge, src, w))
+        if self.fanout is not None:
+            for incident in pending.values():
+                if len(incident) > self.fanout:
+                    incident.sort(key=lambda t: (-t[2], t[0].id))
+                    del incident[self.fanout :]
 
     def incident(self, id_: str) -> list[tuple[Edge, str, float]]:
         """``(edge, other endpoint, w(edge))`` for the admitted RELATED edges of an expanded node."""

@@ -155,7 +155,7 @@ class Retriever:
     ) -> None:
         cfg = self._config
         a = alpha_weight_for(query, cfg, explicit)
-        cache = GraphCache(self._graph, read_epoch(self._graph), self._feedback.decay, domain)
+        cache = GraphCache(self._graph, read_epoch(self._graph), self._feedback.decay, domain, cfg.max_fanout)
         grown: list[tuple[dict[str, float], dict[str, float], list[Edge]]] = []
         if mode in _LOCAL:
             grown.append((entity_seeds(self._entities, cache, q, cfg.k), {}, []))

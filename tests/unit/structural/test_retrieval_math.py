@@ -385,3 +385,14 @@ def test_indexes_of_another_dimension_are_rejected(kb: SimpleNamespace) -> None:
     entities, relations, _ = kb.indexes
     with pytest.raises(InvalidInput, match="chunks"):
         Retriever(kb.graph, entities, relations, index_of({}, 8), kb.embedder, RetrievalConfig(), FeedbackConfig())
+
+
+def test_a_hub_contributes_only_its_heaviest_edges() -> None:
+    graph = InMemoryGraphStore()
+    add_entities(graph, [{"id": "hub", "name": "Hub"}, *({"id": f"n{i}", "name": f"N{i}"} for i in range(10))])
+    add_relations(graph, [(f"r{i}", "hub", f"n{i}", {"w_struct": float(i + 1)}) for i in range(10)])
+    capped = build_ego(GraphCache(graph, epoch=0, decay=0.0, domain=None, fanout=3), {"hub": 0.9}, RetrievalConfig())
+    assert set(capped.ids) == {"hub", "n9", "n8", "n7"}
+    assert {e.id for e in capped.edges} == {"r9", "r8", "r7"}
+    full = build_ego(GraphCache(graph, epoch=0, decay=0.0, domain=None), {"hub": 0.9}, RetrievalConfig())
+    assert len(full.ids) == 11
