@@ -202,22 +202,23 @@ class InMemoryGraphStore:
             return Subgraph(nodes=nodes, edges=edges)
         keep = tuple(dict.fromkeys(["id", *(_name("property", p) for p in props)]))
         cache = self._projected
-        nodes = {}
+        projected_nodes: dict[str, Node] = {}
         for i in seen:
-            node = cache.get(("n", i, keep))
-            if node is None:
-                rec = self._nodes[i]
-                values = rec.props
-                node = Node(i, rec.label, {k: _copy_value(values[k]) for k in keep if k in values})
-                cache[("n", i, keep)] = node
-            nodes[i] = node
-        edges = []
+            pnode = cache.get(("n", i, keep))
+            if pnode is None:
+                nrec = self._nodes[i]
+                values = nrec.props
+                pnode = Node(i, nrec.label, {k: _copy_value(values[k]) for k in keep if k in values})
+                cache[("n", i, keep)] = pnode
+            projected_nodes[i] = pnode
+        projected_edges: list[Edge] = []
         for e in traversed.values():
-            edge = cache.get(("e", e.type + "\x00" + e.id, keep))
-            if edge is None:
-                edge = Edge(e.id, e.type, e.src, e.dst, {k: _copy_value(e.props[k]) for k in keep if k in e.props})
-                cache[("e", e.type + "\x00" + e.id, keep)] = edge
-            edges.append(edge)
+            pedge = cache.get(("e", e.type + "\x00" + e.id, keep))
+            if pedge is None:
+                pedge = Edge(e.id, e.type, e.src, e.dst, {k: _copy_value(e.props[k]) for k in keep if k in e.props})
+                cache[("e", e.type + "\x00" + e.id, keep)] = pedge
+            projected_edges.append(pedge)
+        nodes, edges = projected_nodes, projected_edges
         return Subgraph(nodes=nodes, edges=edges)
 
     def edges(self, rel_type: str, ids: Sequence[str]) -> list[Edge]:
