@@ -24,7 +24,7 @@ import numpy as np
 
 from ...errors import InvalidInput
 from ..base import CHUNK, DOCUMENT, ENTITY, MENTIONS, RELATED, Edge, EdgeRow, Node, Subgraph
-from .dialect import VECTOR_PROPERTY, CypherDialect, check_name
+from .dialect import VECTOR_PROPERTY, CypherDialect, check_name, id_list
 
 META = "Meta"
 INDEXED_LABELS = (ENTITY, CHUNK, DOCUMENT, META)
@@ -107,15 +107,6 @@ def parameter(value: Any) -> Any:
     if isinstance(value, list | tuple):
         return [parameter(v) for v in value]
     return value
-
-
-def id_list(ids: Sequence[str]) -> list[str]:
-    if isinstance(ids, str):
-        raise InvalidInput("ids must be a sequence of strings, not one string")
-    out = list(dict.fromkeys(ids))
-    if not all(isinstance(i, str) for i in out):
-        raise InvalidInput("ids must be strings")
-    return out
 
 
 @dataclass(slots=True)

@@ -19,7 +19,7 @@ Labels and relationship types cannot be query parameters: every name spliced int
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ...errors import InvalidInput
@@ -33,6 +33,17 @@ def check_name(kind: str, value: object) -> str:
     if not isinstance(value, str) or not NAME.match(value):
         raise InvalidInput(f"{kind} {value!r} is not a valid name (expected ^[A-Za-z_][A-Za-z0-9_]*$)")
     return value
+
+
+def id_list(ids: Sequence[str]) -> list[str]:
+    """``ids`` without repeats, in order; :class:`InvalidInput` for one bare string or a non-string id."""
+    if isinstance(ids, str):
+        raise InvalidInput("ids must be a sequence of strings, not one string")
+    out = list(dict.fromkeys(ids))
+    if not all(isinstance(i, str) for i in out):
+        raise InvalidInput("ids must be strings")
+    return out
+
 
 
 def _target(target: str, relationship: bool) -> str:

@@ -10,7 +10,6 @@ primitives or lists of primitives, as in Cypher. It does not run Cypher: :meth:`
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -18,8 +17,8 @@ import numpy as np
 
 from ...errors import InvalidInput, Unsupported
 from ..base import Edge, EdgeRow, Node, Subgraph
+from .dialect import check_name, id_list
 
-_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _PRIMITIVES = (bool, int, float, str)
 
 
@@ -42,19 +41,8 @@ class _EdgeRec:
         self.props = props
 
 
-def _name(kind: str, value: object) -> str:
-    if not isinstance(value, str) or not _NAME.match(value):
-        raise InvalidInput(f"{kind} {value!r} is not a valid name (expected ^[A-Za-z_][A-Za-z0-9_]*$)")
-    return value
 
 
-def _ids(ids: Sequence[str]) -> list[str]:
-    if isinstance(ids, str):
-        raise InvalidInput("ids must be a sequence of strings, not one string")
-    out = list(dict.fromkeys(ids))
-    if not all(isinstance(i, str) for i in out):
-        raise InvalidInput("ids must be strings")
-    return out
 
 
 def _value(key: str, value: Any) -> Any:
@@ -77,7 +65,7 @@ def _props(props: Mapping[str, Any], *, skip: str | None = None) -> dict[str, An
     for key, value in props.items():
         if key == skip:
             continue
-        out[_name("property key", key)] = _value(key, value)
+        out[check_name("property key", key)] = _value(key, value)
     return out
 
 
@@ -114,7 +102,7 @@ class InMemoryGraphStore:
 
     def upsert_nodes(self, label: str, rows: Sequence[Mapping[str, Any]]) -> None:
         self._projected.clear()
-        _name("label", label)
+        check_name("label", label)
         checked: list[tuple[str, dict[str, Any]]] = []
         for row in rows:
             if not isinstance(row, Mapping):
@@ -136,7 +124,7 @@ class InMemoryGraphStore:
 
     def upsert_edges(self, rel_type: str, rows: Sequence[EdgeRow]) -> None:
         self._projected.clear()
-        _name("relationship type", rel_type)
+        check_name("relationship type", rel_type)
         checked: list[tuple[EdgeRow, dict[str, Any]]] = []
         missing: list[str] = []
         for row in rows:
@@ -145,7 +133,7 @@ class InMemoryGraphStore:
             if not isinstance(row.id, str) or not row.id:
                 raise InvalidInput(f"a relationship row needs a non-empty string id, got {row.id!r}")
             for end, label in ((row.src, row.src_label), (row.dst, row.dst_label)):
-                _name("label", label)
+                check_name("label", label)
                 node = self._nodes.get(end)
                 if node is None or node.label != label:
                     missing.append(f"(:{label} {{id: {end!r}}})")
@@ -176,11 +164,11 @@ class InMemoryGraphStore:
         rel_types: Sequence[str] | None = None,
         props: Sequence[str] | None = None,
     ) -> Subgraph:
-        _name("label", label)
+        check_name("label", label)
         if isinstance(depth, bool) or not isinstance(depth, int) or depth < 0:
             raise InvalidInput(f"depth must be a non-negative integer, got {depth!r}")
-        types = None if rel_types is None else {_name("relationship type", t) for t in rel_types}
-        frontier = [i for i in _ids(ids) if (rec := self._nodes.get(i)) is not None and rec.label == label]
+        types = None if rel_types is None else {check_name("relationship type", t) for t in rel_types}
+        frontier = [i for i in id_list(ids) if (rec := self._nodes.get(i)) is not None and rec.label == label]
         seen = dict.fromkeys(frontier)
         traversed: dict[tuple[str, str], _EdgeRec] = {}
         for _ in range(depth):
@@ -200,7 +188,7 @@ class InMemoryGraphStore:
             nodes = {i: self._node(i) for i in seen}
             edges = [self._edge(e) for e in traversed.values()]
             return Subgraph(nodes=nodes, edges=edges)
-        keep = tuple(dict.fromkeys(["id", *(_name("property", p) for p in props)]))
+        keep = tuple(dict.fromkeys(["id", *(check_name("property", p) for p in props)]))
         cache = self._projected
         projected_nodes: dict[str, Node] = {}
         for i in seen:
@@ -222,13 +210,13 @@ class InMemoryGraphStore:
         return Subgraph(nodes=nodes, edges=edges)
 
     def edges(self, rel_type: str, ids: Sequence[str]) -> list[Edge]:
-        table = self._edges.get(_name("relationship type", rel_type), {})
-        return [self._edge(table[i]) for i in _ids(ids) if i in table]
+        table = self._edges.get(check_name("relationship type", rel_type), {})
+        return [self._edge(table[i]) for i in id_list(ids) if i in table]
 
     def delete(self, label_or_type: str, ids: Sequence[str], *, edges: bool = False) -> None:
         self._projected.clear()
-        _name("relationship type" if edges else "label", label_or_type)
-        wanted = _ids(ids)
+        check_name("relationship type" if edges else "label", label_or_type)
+        wanted = id_list(ids)
         if edges:
             table = self._edges.get(label_or_type, {})
             for id_ in wanted:
