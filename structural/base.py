@@ -97,13 +97,17 @@ class GraphStore(Protocol):
         depth: int = 1,
         rel_types: Sequence[str] | None = None,
         props: Sequence[str] | None = None,
+        limit: int | None = None,
+        order_by: str | None = None,
     ) -> Subgraph:
         """The nodes ``ids`` (of ``label``) and everything within ``depth`` hops over ``rel_types`` (any
         direction; all types when ``None``), with the relationships traversed. ``depth=0`` fetches the nodes.
 
         ``props`` projects: only these properties (plus ``id``) of nodes and relationships come back. The
         retrieval hot path asks for the few it needs; shipping every property of every neighbour costs
-        10x more than the traversal on large frontiers."""
+        10x more than the traversal on large frontiers. With ``depth=1``, ``limit`` keeps at most that many
+        relationships per node of ``ids``, highest ``order_by`` first (missing counts as 0; ties by id),
+        and only the neighbours they reach."""
         ...
 
     def edges(self, rel_type: str, ids: Sequence[str]) -> list[Edge]:

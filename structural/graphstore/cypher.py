@@ -25,6 +25,7 @@ import numpy as np
 from ...errors import InvalidInput
 from ..base import CHUNK, DOCUMENT, ENTITY, MENTIONS, RELATED, Edge, EdgeRow, Node, Subgraph
 from .dialect import VECTOR_PROPERTY, CypherDialect, check_name, id_list
+from .limits import cap_per_node, check_limit
 
 META = "Meta"
 INDEXED_LABELS = (ENTITY, CHUNK, DOCUMENT, META)
@@ -264,12 +265,16 @@ class CypherGraphStore(ABC):
         depth: int = 1,
         rel_types: Sequence[str] | None = None,
         props: Sequence[str] | None = None,
+        limit: int | None = None,
+        order_by: str | None = None,
     ) -> Subgraph:
         label = check_name("label", label)
+        check_limit(limit, order_by, depth)
         if props is None:
             proj = f".*, {VECTOR_PROPERTY}: null"
         else:
-            proj = ", ".join(f".{check_name('property', p)}" for p in dict.fromkeys(["id", *props]))
+            keys = ["id", *props, *([order_by] if limit is not None and order_by else [])]
+            proj = ", ".join(f".{check_name('property', p)}" for p in dict.fromkeys(keys))
         if isinstance(depth, bool) or not isinstance(depth, int) or depth < 0:
             raise InvalidInput(f"depth must be a non-negative integer, got {depth!r}")
         types = "" if rel_types is None else ":" + "|".join(check_name("relationship type", t) for t in rel_types)
@@ -302,7 +307,7 @@ class CypherGraphStore(ABC):
             level = self._run(EXPAND_KEYS.format(**names), {"keys": frontier})
             frontier = []
         sub.edges = list(edges.values())
-        return sub
+        return sub if limit is None else cap_per_node(sub, wanted, limit, order_by)
 
     @staticmethod
     def _add_node(sub: Subgraph, key: Any, labels: Sequence[str], props: Mapping[str, Any]) -> str | None:

@@ -18,6 +18,7 @@ import numpy as np
 from ...errors import InvalidInput, Unsupported
 from ..base import Edge, EdgeRow, Node, Subgraph
 from .dialect import check_name, id_list
+from .limits import check_limit, sort_key
 
 _PRIMITIVES = (bool, int, float, str)
 
@@ -95,7 +96,7 @@ class InMemoryGraphStore:
         self._nodes: dict[str, _NodeRec] = {}
         self._edges: dict[str, dict[str, _EdgeRec]] = {}
         self._adjacent: dict[str, dict[tuple[str, str], None]] = {}
-        self._projected: dict[tuple[str, str, tuple[str, ...]], Any] = {}
+        self._projected: dict[Any, Any] = {}
 
     def query(self, cypher: str, params: Mapping[str, Any] | None = None) -> list[dict[str, Any]]:
         raise Unsupported("the in-memory graph store does not run Cypher; use falkordb or neo4j")
@@ -163,14 +164,24 @@ class InMemoryGraphStore:
         depth: int = 1,
         rel_types: Sequence[str] | None = None,
         props: Sequence[str] | None = None,
+        limit: int | None = None,
+        order_by: str | None = None,
     ) -> Subgraph:
         check_name("label", label)
         if isinstance(depth, bool) or not isinstance(depth, int) or depth < 0:
             raise InvalidInput(f"depth must be a non-negative integer, got {depth!r}")
         types = None if rel_types is None else {check_name("relationship type", t) for t in rel_types}
+        check_limit(limit, order_by, depth)
         frontier = [i for i in id_list(ids) if (rec := self._nodes.get(i)) is not None and rec.label == label]
         seen = dict.fromkeys(frontier)
         traversed: dict[tuple[str, str], _EdgeRec] = {}
+        if limit is not None:
+            for node in frontier:
+                for key, edge in self._sorted_adjacency(node, types, order_by)[:limit]:
+                    traversed[key] = edge
+                    other = edge.dst if edge.src == node else edge.src
+                    seen.setdefault(other, None)
+            depth = 0
         for _ in range(depth):
             reached: list[str] = []
             for node in frontier:
@@ -208,6 +219,23 @@ class InMemoryGraphStore:
             projected_edges.append(pedge)
         nodes, edges = projected_nodes, projected_edges
         return Subgraph(nodes=nodes, edges=edges)
+
+    def _sorted_adjacency(
+        self, node: str, types: set[str] | None, order_by: str | None
+    ) -> list[tuple[tuple[str, str], _EdgeRec]]:
+        """``node``'s relationships of ``types``, heaviest ``order_by`` first (memoised until the next write)."""
+        memo_key = ("a", node, (tuple(sorted(types)) if types is not None else None, order_by))
+        cached: list[tuple[tuple[str, str], _EdgeRec]] | None = self._projected.get(memo_key)
+        if cached is None:
+            pairs = [
+                (key, self._edges[key[0]][key[1]])
+                for key in self._adjacent[node]
+                if types is None or key[0] in types
+            ]
+            pairs.sort(key=lambda p: sort_key(Edge(p[1].id, p[1].type, "", "", p[1].props), order_by))
+            cached = pairs
+            self._projected[memo_key] = cached
+        return cached
 
     def edges(self, rel_type: str, ids: Sequence[str]) -> list[Edge]:
         table = self._edges.get(check_name("relationship type", rel_type), {})

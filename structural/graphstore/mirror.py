@@ -104,10 +104,12 @@ class MirroredGraphStore:
         depth: int = 1,
         rel_types: Sequence[str] | None = None,
         props: Sequence[str] | None = None,
+        limit: int | None = None,
+        order_by: str | None = None,
     ) -> Subgraph:
         if self._serves(label, depth, rel_types):
-            return self._loaded().neighbourhood(label, ids, depth, rel_types, props)
-        return self.primary.neighbourhood(label, ids, depth, rel_types, props)
+            return self._loaded().neighbourhood(label, ids, depth, rel_types, props, limit, order_by)
+        return self.primary.neighbourhood(label, ids, depth, rel_types, props, limit, order_by)
 
     def edges(self, rel_type: str, ids: Sequence[str]) -> list[Edge]:
         if rel_type in MIRRORED_TYPES:

@@ -13,8 +13,9 @@ the gate, up to ``d_max`` levels (the local and global runs of a hybrid query sh
 * ``|G_q| <= max_ego_nodes``: new nodes are admitted highest ``p`` first (the frontier is kept in descending
   ``p``) and expansion stops at the cap.
 
-An expanded node contributes at most its ``max_fanout`` (64) heaviest RELATED edges (ties by edge id): a hub
-with thousands of edges (a language or a year in MetaQA) would otherwise flood G_q with leaves.
+An expanded node contributes at most its ``max_fanout`` (64) heaviest RELATED edges by ``w_struct`` (ties by
+edge id; the store applies the cap, so a hub costs O(max_fanout), not O(degree)): a hub with thousands of
+edges (a language or a year in MetaQA) would otherwise flood G_q with leaves.
 
 The edges of G_q are the edges traversed between its nodes (an edge between two leaves is never fetched).
 Edge weights are ``w(e) = max(w_struct, 0) * w_attn_eff`` with ``w_attn_eff`` decayed lazily to the current
@@ -88,7 +89,9 @@ class GraphCache:
         wanted = [i for i in dict.fromkeys(ids) if i not in self._incident]
         if not wanted:
             return
-        sub = self.graph.neighbourhood(ENTITY, wanted, depth=1, rel_types=[RELATED], props=EGO_PROPS)
+        sub = self.graph.neighbourhood(
+            ENTITY, wanted, depth=1, rel_types=[RELATED], props=EGO_PROPS, limit=self.fanout, order_by="w_struct"
+        )
         for i, n in sub.nodes.items():
             if i not in self._full:
                 self.nodes[i] = n

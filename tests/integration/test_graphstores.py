@@ -192,6 +192,19 @@ def test_neighbourhood_projects_properties(store: GraphStore) -> None:
         store.neighbourhood(ENTITY, ["a"], props=["x}) DETACH DELETE (n"])
 
 
+def test_neighbourhood_caps_relationships_per_node(store: GraphStore) -> None:
+    triangle(store)
+    sub = store.neighbourhood(ENTITY, ["b"], depth=1, rel_types=[RELATED], limit=1, order_by="w")
+    assert set(sub.nodes) == {"b", "c"}
+    assert [e.id for e in sub.edges] == ["bc"]
+    both = store.neighbourhood(ENTITY, ["a", "b"], depth=1, rel_types=[RELATED], props=["w"], limit=1, order_by="w")
+    assert {e.id for e in both.edges} == {"ab", "bc"}  # a: ab (w 1) beats ca (no w); b: bc (w 2)
+    with pytest.raises(InvalidInput, match="limit"):
+        store.neighbourhood(ENTITY, ["b"], depth=1, limit=0)
+    with pytest.raises(InvalidInput, match="depth=1"):
+        store.neighbourhood(ENTITY, ["b"], depth=2, limit=3)
+
+
 def test_neighbourhood_filters_types_and_depth(store: GraphStore) -> None:
     triangle(store)
     sub = store.neighbourhood(ENTITY, ["a"], depth=1, rel_types=[RELATED])
