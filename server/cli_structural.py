@@ -47,7 +47,7 @@ def doc_id_for(path: Path) -> str:
         return resolved.as_posix()
 
 
-def _open_structural(args: argparse.Namespace, settings: Any, domains: tuple[str, ...] = ()) -> Any:
+def _open_structural(settings: Any, domains: tuple[str, ...] = ()) -> Any:
     from .app import open_knowledge_base, open_structural
 
     kb = open_knowledge_base(settings) if domains else None
@@ -67,7 +67,7 @@ def cmd_docs(args: argparse.Namespace, settings: Any, print_json: Any) -> int:
         for _, path in items:
             if not path.is_file():
                 raise InvalidInput(f"no such file: {path}")
-    skb = _open_structural(args, settings, (args.domain,) if args.action != "delete" else ())
+    skb = _open_structural(settings, (args.domain,) if args.action != "delete" else ())
     changes = []
     try:
         for doc_id, path in tqdm(items, desc=f"docs {args.action}", unit="doc", disable=not sys.stderr.isatty()):
@@ -97,7 +97,7 @@ def cmd_retrieve(args: argparse.Namespace, settings: Any, print_json: Any) -> in
     if not args.query.strip():
         raise InvalidInput("the query is empty")
     settings.structural.graph.mirror = False  # one query: the round trips cost less than loading the mirror
-    skb = _open_structural(args, settings)
+    skb = _open_structural(settings)
     try:
         result = skb.retrieve(args.query, mode=args.mode, top_k=args.top_k, domain=args.domain)
     finally:
@@ -140,7 +140,7 @@ def parse_scores(pairs: list[str], from_file: str | None) -> dict[str, float]:
 
 def cmd_feedback(args: argparse.Namespace, settings: Any, print_json: Any) -> int:
     scores = parse_scores(args.scores, args.from_file)
-    skb = _open_structural(args, settings)
+    skb = _open_structural(settings)
     try:
         result = skb.feedback(scores)
     finally:
