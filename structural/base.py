@@ -121,6 +121,30 @@ class GraphStore(Protocol):
     def close(self) -> None: ...
 
 
+@runtime_checkable
+class SharedRecords(Protocol):
+    """Optional, for stores that hold their records in process (the in-memory store, the mirror): reads that
+    hand out the stored records themselves, with every property, without a copy. Treat them as read-only;
+    a write replaces a record rather than changing it, so a record once read never changes under the reader.
+    The retrieval hot path uses these when the store offers them."""
+
+    def shared_nodes(self, label: str, ids: Sequence[str]) -> dict[str, Node]:
+        """The ``label`` nodes among ``ids``."""
+        ...
+
+    def shared_edges(self, rel_type: str, ids: Sequence[str]) -> dict[str, Edge]:
+        """The ``rel_type`` relationships among ``ids``."""
+        ...
+
+    def incident(
+        self, label: str, ids: Sequence[str], rel_type: str, limit: int | None = None, order_by: str | None = None
+    ) -> dict[str, list[tuple[Edge, Node]]]:
+        """Each of ``ids`` that is a ``label`` node -> its ``rel_type`` relationships with the node at the other
+        end, highest ``order_by`` first (missing counts as 0; ties by id), at most ``limit``: the per-node cap
+        of ``neighbourhood(..., limit=, order_by=)``."""
+        ...
+
+
 # --------------------------------------------------------------------------------------------- vectors
 
 

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 
 from ...errors import InvalidInput
-from ..base import Edge, Subgraph
+from ..base import Edge, GraphStore, Node, Subgraph
 from .dialect import check_name
 
 
@@ -21,10 +22,15 @@ def check_limit(limit: int | None, order_by: str | None, depth: int) -> None:
         check_name("property", order_by)
 
 
-def sort_key(edge: Edge, order_by: str | None) -> tuple[float, str]:
-    value = edge.props.get(order_by) if order_by is not None else None
+def order_value(props: Mapping[str, Any], order_by: str | None) -> float:
+    """The value ``order_by`` sorts on: the property when it is a finite number, else 0."""
+    value = props.get(order_by) if order_by is not None else None
     number = float(value) if isinstance(value, int | float) and not isinstance(value, bool) else 0.0
-    return (-number if math.isfinite(number) else 0.0, edge.id)
+    return number if math.isfinite(number) else 0.0
+
+
+def sort_key(edge: Edge, order_by: str | None) -> tuple[float, str]:
+    return (-order_value(edge.props, order_by), edge.id)
 
 
 def heaviest(edges: Iterable[Edge], limit: int, order_by: str | None) -> list[Edge]:
@@ -44,3 +50,32 @@ def cap_per_node(sub: Subgraph, ids: Sequence[str], limit: int, order_by: str | 
             kept[(e.type, e.id)] = e
     reached = wanted | {x for e in kept.values() for x in (e.src, e.dst)}
     return Subgraph(nodes={i: n for i, n in sub.nodes.items() if i in reached}, edges=list(kept.values()))
+
+
+def incident_lists(
+    graph: GraphStore,
+    label: str,
+    ids: Sequence[str],
+    rel_type: str,
+    props: Sequence[str] | None,
+    limit: int | None = None,
+    order_by: str | None = None,
+) -> Mapping[str, Sequence[tuple[Edge, Node]]]:
+    """Each of ``ids`` that is a ``label`` node -> its ``rel_type`` relationships, heaviest ``order_by`` first
+    (ties by id), at most ``limit``, each with the node at its other end, projected to ``props``.
+
+    One capped ``neighbourhood`` call: what :meth:`~hybridkg.structural.base.SharedRecords.incident` gives
+    for stores that do not keep their records in process."""
+    sub = graph.neighbourhood(label, ids, depth=1, rel_types=[rel_type], props=props, limit=limit, order_by=order_by)
+    wanted = [i for i in dict.fromkeys(ids) if (n := sub.nodes.get(i)) is not None and n.label == label]
+    by_node: dict[str, list[Edge]] = {i: [] for i in wanted}
+    for e in sub.edges:
+        for end in dict.fromkeys((e.src, e.dst)):
+            if end in by_node:
+                by_node[end].append(e)
+    out: dict[str, list[tuple[Edge, Node]]] = {}
+    for node, edges in by_node.items():
+        ordered = sorted(edges, key=lambda e: sort_key(e, order_by))
+        pairs = [(e, n) for e in ordered if (n := sub.nodes.get(e.dst if e.src == node else e.src)) is not None]
+        out[node] = pairs[:limit] if limit is not None else pairs
+    return out

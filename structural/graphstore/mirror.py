@@ -18,8 +18,9 @@ import threading
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..base import ENTITY, RELATED, Edge, EdgeRow, GraphStore, Subgraph
+from ..base import ENTITY, RELATED, Edge, EdgeRow, GraphStore, Node, Subgraph
 from .dialect import VECTOR_PROPERTY
+from .limits import incident_lists
 from .memory import InMemoryGraphStore
 
 META = "Meta"
@@ -110,6 +111,27 @@ class MirroredGraphStore:
         if self._serves(label, depth, rel_types):
             return self._loaded().neighbourhood(label, ids, depth, rel_types, props, limit, order_by)
         return self.primary.neighbourhood(label, ids, depth, rel_types, props, limit, order_by)
+
+    # ------------------------------------------------------------------------------------------ SharedRecords
+
+    def shared_nodes(self, label: str, ids: Sequence[str]) -> dict[str, Node]:
+        if label in MIRRORED_LABELS:
+            return self._loaded().shared_nodes(label, ids)
+        return self.primary.neighbourhood(label, ids, depth=0).nodes
+
+    def shared_edges(self, rel_type: str, ids: Sequence[str]) -> dict[str, Edge]:
+        if rel_type in MIRRORED_TYPES:
+            return self._loaded().shared_edges(rel_type, ids)
+        return {e.id: e for e in self.primary.edges(rel_type, ids)}
+
+    def incident(
+        self, label: str, ids: Sequence[str], rel_type: str, limit: int | None = None, order_by: str | None = None
+    ) -> dict[str, list[tuple[Edge, Node]]]:
+        if label in MIRRORED_LABELS and rel_type in MIRRORED_TYPES:
+            return self._loaded().incident(label, ids, rel_type, limit, order_by)
+        return {
+            k: list(v) for k, v in incident_lists(self.primary, label, ids, rel_type, None, limit, order_by).items()
+        }
 
     def edges(self, rel_type: str, ids: Sequence[str]) -> list[Edge]:
         if rel_type in MIRRORED_TYPES:

@@ -18,7 +18,9 @@ ids (``[E:<entity id>]``, ``[R:<relation id>]``, ``[C:<chunk id>]``). A line tha
 
 from __future__ import annotations
 
+import itertools
 import math
+import threading
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -31,6 +33,7 @@ from ..base import Edge, Node
 from .fusion import query_words
 
 FloatArray = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.int64]
 ENTITY_KIND, RELATION_KIND, CHUNK_KIND = "E", "R", "C"
 HEADERS = {ENTITY_KIND: "## Entities", RELATION_KIND: "## Relations", CHUNK_KIND: "## Sources"}
 
@@ -39,13 +42,39 @@ def whitespace_tokens(text: str) -> int:
     return len(text.split())
 
 
+class Entry:
+    """What a candidate's text gives, computed once: the text tf-idf compares with the query, the context line,
+    the text's distinct words as term ids (:func:`term_ids`) with their counts, and the line's token count
+    (counted when the line is first placed in a context; -1 before)."""
+
+    __slots__ = ("counts", "line", "terms", "text", "tokens")
+
+    def __init__(self, text: str, line: str) -> None:
+        self.text = text
+        self.line = line
+        self.terms, self.counts = term_counts(query_words(text))
+        self.tokens = -1
+
+    def token_count(self, count_tokens: Callable[[str], int]) -> int:
+        if self.tokens < 0:
+            self.tokens = count_tokens(self.line)
+        return self.tokens
+
+
 @dataclass(frozen=True, slots=True)
 class Candidate:
     kind: str  # ENTITY_KIND, RELATION_KIND or CHUNK_KIND
     id: str
-    text: str  # what tf-idf compares with the query
-    line: str  # what the context shows
     centrality: float
+    entry: Entry
+
+    @property
+    def text(self) -> str:
+        return self.entry.text
+
+    @property
+    def line(self) -> str:
+        return self.entry.line
 
 
 def _flat(text: object) -> str:
@@ -66,27 +95,85 @@ def name_of(node: Node | None, fallback: str) -> str:
     return _flat(node.props.get("name")) or fallback
 
 
-def entity_candidate(node: Node, centrality: float) -> Candidate:
+def _key_part(value: Any) -> Any:
+    return tuple(value) if isinstance(value, list) else value
+
+
+class CandidateFactory:
+    """Builds candidates, remembering the :class:`Entry` of each.
+
+    Entries are keyed by the candidate's kind, id and every property its text is made from, so a changed
+    name, description or chunk text is a new entry (never a stale one); the least recently added entries go
+    first once ``capacity`` is reached. One factory per retriever, whose token counter fills the entries."""
+
+    def __init__(self, capacity: int = 65_536) -> None:
+        self._capacity = max(1, capacity)
+        self._memo: dict[tuple[Any, ...], Entry] = {}
+        self._lock = threading.Lock()
+
+    def _build(self, key: tuple[Any, ...], make: Callable[[], tuple[str, str]]) -> Entry:
+        entry = self._memo.get(key)
+        if entry is None:
+            entry = Entry(*make())
+            with self._lock:
+                memo = self._memo
+                if len(memo) >= self._capacity:
+                    for old in list(itertools.islice(memo, max(1, self._capacity // 4))):
+                        memo.pop(old, None)
+                memo[key] = entry
+        return entry
+
+    def entity(self, node: Node, centrality: float) -> Candidate:
+        props = node.props
+        key = (
+            ENTITY_KIND,
+            node.id,
+            _key_part(props.get("name")),
+            _key_part(props.get("type")),
+            _key_part(props.get("description")),
+        )
+        return Candidate(ENTITY_KIND, node.id, centrality, self._build(key, lambda: _entity_text(node)))
+
+    def relation(self, edge: Edge, nodes: Mapping[str, Node], centrality: float) -> Candidate:
+        props = edge.props
+        src, dst = nodes.get(edge.src), nodes.get(edge.dst)
+        key = (
+            RELATION_KIND,
+            edge.id,
+            edge.src if src is None else _key_part(src.props.get("name")),
+            edge.dst if dst is None else _key_part(dst.props.get("name")),
+            _key_part(props.get("type")),
+            _key_part(props.get("keywords")),
+            _key_part(props.get("description")),
+        )
+        return Candidate(RELATION_KIND, edge.id, centrality, self._build(key, lambda: _relation_text(edge, nodes)))
+
+    def chunk(self, node: Node, centrality: float) -> Candidate:
+        key = (CHUNK_KIND, node.id, _key_part(node.props.get("text")))
+        return Candidate(CHUNK_KIND, node.id, centrality, self._build(key, lambda: _chunk_text(node)))
+
+
+def _entity_text(node: Node) -> tuple[str, str]:
     name, type_ = name_of(node, node.id), _flat(node.props.get("type"))
     description = _flat(node.props.get("description"))
     line = f"[{ENTITY_KIND}:{node.id}] {name}" + (f" ({type_})" if type_ else "")
     line += f": {description}" if description else ""
-    return Candidate(ENTITY_KIND, node.id, f"{name} {type_} {description}", line, centrality)
+    return f"{name} {type_} {description}", line
 
 
-def relation_candidate(edge: Edge, nodes: Mapping[str, Node], centrality: float) -> Candidate:
+def _relation_text(edge: Edge, nodes: Mapping[str, Node]) -> tuple[str, str]:
     src, dst = name_of(nodes.get(edge.src), edge.src), name_of(nodes.get(edge.dst), edge.dst)
     type_ = _flat(edge.props.get("type")) or "related_to"
     keywords = ", ".join(keywords_of(edge.props.get("keywords")))
     description = _flat(edge.props.get("description"))
     line = f"[{RELATION_KIND}:{edge.id}] {src} -[{type_}]-> {dst}" + (f" ({keywords})" if keywords else "")
     line += f": {description}" if description else ""
-    return Candidate(RELATION_KIND, edge.id, f"{src} {type_} {keywords} {dst} {description}", line, centrality)
+    return f"{src} {type_} {keywords} {dst} {description}", line
 
 
-def chunk_candidate(node: Node, centrality: float) -> Candidate:
+def _chunk_text(node: Node) -> tuple[str, str]:
     text = _flat(node.props.get("text"))
-    return Candidate(CHUNK_KIND, node.id, text, f"[{CHUNK_KIND}:{node.id}] {text}", centrality)
+    return text, f"[{CHUNK_KIND}:{node.id}] {text}"
 
 
 def weighted_degree(edges: Iterable[Edge], weight: Callable[[Edge], float]) -> dict[str, float]:
@@ -100,46 +187,56 @@ def weighted_degree(edges: Iterable[Edge], weight: Callable[[Edge], float]) -> d
     return {k: v / top for k, v in degree.items()} if top > 0 else dict.fromkeys(degree, 0.0)
 
 
+def term_ids(words: Iterable[str]) -> IntArray:
+    """Term ids of words: Python's string hash (64-bit; cached on each string, stable within a process).
+
+    Two different words share an id with probability ~2^-64 per pair, which would only blend their tf-idf."""
+    return np.fromiter((hash(w) for w in words), dtype=np.int64)
+
+
+def term_counts(words: Sequence[str]) -> tuple[IntArray, FloatArray]:
+    """``(distinct term ids, occurrences)`` of ``words``."""
+    counted = Counter(words)
+    return term_ids(counted), np.fromiter(counted.values(), dtype=np.float64, count=len(counted))
+
+
 def tfidf_cosine(query: str, texts: Sequence[str]) -> FloatArray:
     """Cosine of the TF-IDF vectors of ``query`` and each text, idf over ``texts``."""
-    n = len(texts)
-    q_terms = Counter(query_words(query))
-    if n == 0 or not q_terms:
+    return tfidf_cosine_terms(query_words(query), [term_counts(query_words(t)) for t in texts])
+
+
+def tfidf_cosine_terms(query: Sequence[str], documents: Sequence[tuple[IntArray, FloatArray]]) -> FloatArray:
+    """:func:`tfidf_cosine` on documents given as :func:`term_counts`; vectorised over all their terms."""
+    n = len(documents)
+    if n == 0 or not query:
         return np.zeros(n)
-    vocab: dict[str, int] = {}
-    term_ids: list[int] = []
-    lengths: list[int] = []
-    for text in texts:
-        words = query_words(text)
-        lengths.append(len(words))
-        term_ids.extend([vocab.setdefault(w, len(vocab)) for w in words])
-    if not term_ids:
+    lengths = [len(terms) for terms, _ in documents]
+    if not any(lengths):
         return np.zeros(n)
-    size = len(vocab)
-    doc_of = np.repeat(np.arange(n, dtype=np.int64), lengths)
-    pairs, tf = np.unique(doc_of * size + np.asarray(term_ids, dtype=np.int64), return_counts=True)
-    doc, term = pairs // size, pairs % size
-    idf = np.log((1.0 + n) / (1.0 + np.bincount(term, minlength=size))) + 1.0
-    weight = tf * idf[term]
+    terms = np.concatenate([t for t, _ in documents])
+    tf = np.concatenate([c for _, c in documents])
+    doc = np.repeat(np.arange(n, dtype=np.int64), lengths)
+    vocab, inverse, df = np.unique(terms, return_inverse=True, return_counts=True)
+    idf = np.log((1.0 + n) / (1.0 + df)) + 1.0
+    weight = tf * idf[inverse]
     doc_norm = np.sqrt(np.bincount(doc, weights=weight * weight, minlength=n))
-    q_weight = np.zeros(size)
-    unseen = math.log(1.0 + n) + 1.0
-    q_norm_sq = 0.0
-    for word, count in q_terms.items():
-        t = vocab.get(word)
-        w = count * (idf[t] if t is not None else unseen)
-        q_norm_sq += w * w
-        if t is not None:
-            q_weight[t] = w
-    dot = np.bincount(doc, weights=weight * q_weight[term], minlength=n)
-    denom = doc_norm * math.sqrt(q_norm_sq)
+    q_terms, q_counts = term_counts(query)
+    pos = np.minimum(np.searchsorted(vocab, q_terms), len(vocab) - 1)
+    known = vocab[pos] == q_terms
+    q_df = np.where(known, df[pos], 0)
+    q_weight = q_counts * (np.log((1.0 + n) / (1.0 + q_df)) + 1.0)  # df 0: the idf of a word no text has
+    on_vocab = np.zeros(len(vocab))
+    on_vocab[pos[known]] = q_weight[known]
+    dot = np.bincount(doc, weights=weight * on_vocab[inverse], minlength=n)
+    denom = doc_norm * math.sqrt(float(q_weight @ q_weight))
     return np.divide(dot, denom, out=np.zeros(n), where=denom > 0)
 
 
 def importance(query: str, candidates: Sequence[Candidate]) -> FloatArray:
     """``0.5 * tfidf + 0.5 * centrality`` per candidate."""
     centrality = np.fromiter((c.centrality for c in candidates), dtype=np.float64, count=len(candidates))
-    return 0.5 * tfidf_cosine(query, [c.text for c in candidates]) + 0.5 * centrality
+    tfidf = tfidf_cosine_terms(query_words(query), [(c.entry.terms, c.entry.counts) for c in candidates])
+    return 0.5 * tfidf + 0.5 * centrality
 
 
 def keep_top(
@@ -155,14 +252,15 @@ def keep_top(
 def assemble(
     sections: Sequence[tuple[str, Sequence[Candidate]]], budget: int, count_tokens: Callable[[str], int]
 ) -> tuple[str, int]:
-    """``(context, tokens)``: the sections' lines, in order, under ``budget`` tokens."""
+    """``(context, tokens)``: the sections' lines, in order, under ``budget`` tokens (each line counted once per
+    candidate entry; the whole context is counted again at the end)."""
     lines: list[str] = []
     used = 0
     for header, candidates in sections:
         opened = False
         header_cost = count_tokens(header)
         for c in candidates:
-            cost = count_tokens(c.line) + (0 if opened else header_cost)
+            cost = c.entry.token_count(count_tokens) + (0 if opened else header_cost)
             if used + cost > budget:
                 continue
             if not opened:

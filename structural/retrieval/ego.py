@@ -26,23 +26,30 @@ left out too.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import math
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
 
-from ..base import ENTITY, RELATED, Edge, GraphStore, Node
+from ..base import ENTITY, RELATED, Edge, GraphStore, Node, SharedRecords
 from ..feedback import effective_attention, number
+from ..graphstore.limits import incident_lists
 from ..settings import RetrievalConfig
 
 EGO_PROPS = ("domain", "w_struct", "w_attn", "attn_epoch")
+# what the result and the context read from an entity that reaches them
+RESULT_PROPS = (*EGO_PROPS, "name", "type", "description", "source_chunks")
 
 
 class GraphCache:
     """What one query fetched from the graph: entity nodes, and the RELATED edges of every expanded node.
 
-    The runs of a hybrid query share it, so a node expanded by one run costs the other nothing.
+    The runs of a hybrid query share it, so a node expanded by one run costs the other nothing. A store that
+    keeps its records in process (:class:`~hybridkg.structural.base.SharedRecords`: the mirror, the in-memory
+    store) hands out its records with every property and no copy; any other store is asked for the few
+    properties each step needs (:data:`EGO_PROPS` while G_q grows, :data:`RESULT_PROPS` for the result).
     """
 
     def __init__(
@@ -54,6 +61,7 @@ class GraphCache:
         self.decay = decay
         self.domain = domain
         self.nodes: dict[str, Node] = {}
+        self.shared: SharedRecords | None = graph if isinstance(graph, SharedRecords) else None
         self._incident: dict[str, list[tuple[Edge, str, float]]] = {}
         self._weight: dict[str, float] = {}
         self._full: set[str] = set()
@@ -67,19 +75,40 @@ class GraphCache:
         return node if node is not None and node.label == ENTITY and self.in_domain(node.props) else None
 
     def fetch(self, ids: Iterable[str]) -> None:
-        """Fetch the nodes ``ids`` not fetched yet (one ``depth=0`` call, :data:`EGO_PROPS` only)."""
+        """Fetch the nodes ``ids`` not fetched yet (one call)."""
         wanted = [i for i in dict.fromkeys(ids) if i not in self.nodes]
-        if wanted:
-            self.nodes.update(self.graph.neighbourhood(ENTITY, wanted, depth=0, props=EGO_PROPS).nodes)
+        if not wanted:
+            return
+        if self.shared is not None:
+            found = self.shared.shared_nodes(ENTITY, wanted)
+            self._full.update(found)
+        else:
+            found = self.graph.neighbourhood(ENTITY, wanted, depth=0, props=EGO_PROPS).nodes
+        self.nodes.update(found)
 
-    def hydrate(self, entity_ids: Sequence[str], relation_ids: Sequence[str]) -> dict[str, Edge]:
-        """Every property of the entities and relations that reach the result (two calls); the ego network
-        itself was grown on :data:`EGO_PROPS` only. Returns the full relations by id."""
-        edges = {e.id: e for e in self.graph.edges(RELATED, list(relation_ids))} if relation_ids else {}
-        wanted = list(dict.fromkeys([*entity_ids, *(x for e in edges.values() for x in (e.src, e.dst))]))
-        wanted = [i for i in wanted if i not in self._full]
+    def relations(self, ids: Sequence[str]) -> dict[str, Edge]:
+        """RELATED relationships by id, every property (one call)."""
+        if not ids:
+            return {}
+        if self.shared is not None:
+            return self.shared.shared_edges(RELATED, ids)
+        return {e.id: e for e in self.graph.edges(RELATED, list(ids))}
+
+    def hydrate(self, entity_ids: Sequence[str], relations: Mapping[str, Edge]) -> dict[str, Edge]:
+        """Complete the entities and relations that reach the result: every property of the relations,
+        :data:`RESULT_PROPS` of the entities and of the relations' ends (at most two calls; none for records
+        that are complete already). Returns the complete relations by id."""
+        edges = dict(relations) if self.shared is not None else self.relations(list(relations))
+        wanted = [
+            i
+            for i in dict.fromkeys([*entity_ids, *(x for e in edges.values() for x in (e.src, e.dst))])
+            if i not in self._full
+        ]
         if wanted:
-            full = self.graph.neighbourhood(ENTITY, wanted, depth=0).nodes
+            if self.shared is not None:
+                full = self.shared.shared_nodes(ENTITY, wanted)
+            else:
+                full = self.graph.neighbourhood(ENTITY, wanted, depth=0, props=RESULT_PROPS).nodes
             self.nodes.update(full)
             self._full.update(full)
         return edges
@@ -89,36 +118,31 @@ class GraphCache:
         wanted = [i for i in dict.fromkeys(ids) if i not in self._incident]
         if not wanted:
             return
-        sub = self.graph.neighbourhood(
-            ENTITY, wanted, depth=1, rel_types=[RELATED], props=EGO_PROPS, limit=self.fanout, order_by="w_struct"
-        )
-        for i, n in sub.nodes.items():
-            if i not in self._full:
-                self.nodes[i] = n
-        pending = {i: self._incident.setdefault(i, []) for i in wanted}
-        domain, weights = self.domain, self._weight
-        admitted = {
-            i for i, n in sub.nodes.items() if n.label == ENTITY and (domain is None or n.props.get("domain") == domain)
-        }
-        for edge in sub.edges:
-            src, dst = edge.src, edge.dst
-            at_src, at_dst = pending.get(src), pending.get(dst)
-            if (at_src is None and at_dst is None) or src == dst:
-                continue
-            if domain is not None and edge.props.get("domain") != domain:
-                continue
-            w = weights.get(edge.id)
-            if w is None:
-                w = self.weight(edge)
-            if at_src is not None and dst in admitted:
-                at_src.append((edge, dst, w))
-            if at_dst is not None and src in admitted:
-                at_dst.append((edge, src, w))
-        if self.fanout is not None:
-            for incident in pending.values():
-                if len(incident) > self.fanout:
-                    incident.sort(key=lambda t: (-t[2], t[0].id))
-                    del incident[self.fanout :]
+        if self.shared is not None:
+            lists: Mapping[str, Sequence[tuple[Edge, Node]]] = self.shared.incident(
+                ENTITY, wanted, RELATED, self.fanout, "w_struct"
+            )
+        else:
+            lists = incident_lists(self.graph, ENTITY, wanted, RELATED, EGO_PROPS, self.fanout, "w_struct")
+        complete = self.shared is not None
+        domain, weights, nodes, full = self.domain, self._weight, self.nodes, self._full
+        for u in wanted:
+            kept: list[tuple[Edge, str, float]] = []
+            self._incident[u] = kept
+            for edge, other in lists.get(u, ()):
+                v = other.id
+                if v == u or other.label != ENTITY:
+                    continue
+                if domain is not None and (other.props.get("domain") != domain or edge.props.get("domain") != domain):
+                    continue
+                if v not in full:
+                    nodes[v] = other
+                    if complete:
+                        full.add(v)
+                w = weights.get(edge.id)
+                if w is None:
+                    w = self.weight(edge)
+                kept.append((edge, v, w))
 
     def incident(self, id_: str) -> list[tuple[Edge, str, float]]:
         """``(edge, other endpoint, w(edge))`` for the admitted RELATED edges of an expanded node."""
@@ -129,8 +153,15 @@ class GraphCache:
         w = self._weight.get(edge.id)
         if w is None:
             props = edge.props
-            w = max(number(props.get("w_struct"), 1.0), 0.0)
-            if "w_attn" in props:
+            w_struct = props.get("w_struct", 1.0)
+            if type(w_struct) is int:  # the common cases first, without number()'s checks
+                w = float(w_struct) if w_struct > 0 else 0.0
+            elif type(w_struct) is float and 0.0 <= w_struct < math.inf:
+                w = w_struct
+            else:
+                w = max(number(w_struct, 1.0), 0.0)
+            w_attn = props.get("w_attn")
+            if w_attn is not None and w_attn != 1.0:
                 w *= effective_attention(props, self.epoch, self.decay)
             self._weight[edge.id] = w
         return w

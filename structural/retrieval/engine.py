@@ -30,14 +30,12 @@ from .compress import (
     HEADERS,
     RELATION_KIND,
     Candidate,
+    CandidateFactory,
     assemble,
-    chunk_candidate,
-    entity_candidate,
     importance,
     keep_top,
     keywords_of,
     name_of,
-    relation_candidate,
     weighted_degree,
     whitespace_tokens,
 )
@@ -106,6 +104,7 @@ class Retriever:
         self._config = config
         self._feedback = feedback_config
         self._count = count_tokens or whitespace_tokens
+        self._candidates = CandidateFactory()
 
     def retrieve(
         self,
@@ -135,7 +134,7 @@ class Retriever:
         naive = chunk_hits(self._chunks, self._graph, q, k_out, domain) if mode_ in (Mode.NAIVE, Mode.MIX) else []
         if mode_ is Mode.NAIVE:
             result.chunks = [_chunk(node, score) for node, score in naive]
-            section = (HEADERS[CHUNK_KIND], [chunk_candidate(node, 0.0) for node, _ in naive])
+            section = (HEADERS[CHUNK_KIND], [self._candidates.chunk(node, 0.0) for node, _ in naive])
             result.context, result.context_tokens = assemble([section], self._config.token_budget, self._count)
         else:
             self._graph_modes(query, q, mode_, k_out, domain, explicit, naive, result)
@@ -168,7 +167,8 @@ class Retriever:
         evidence = merge_runs(runs)
         ranked_entities, ranked_relations = evidence.ranked_entities(), evidence.ranked_relations()
         pool = CANDIDATES_PER_SLOT * k_out
-        for rel_id, edge in cache.hydrate(ranked_entities[:pool], ranked_relations[:pool]).items():
+        kept_relations = {i: evidence.relations[i][1] for i in ranked_relations[:pool]}
+        for rel_id, edge in cache.hydrate(ranked_entities[:pool], kept_relations).items():
             evidence.relations[rel_id] = (evidence.relations[rel_id][0], edge)
         top = ranked_entities[:k_out]
         result.items = [_entity(cache.nodes[i], evidence.entities[i]) for i in top]
@@ -177,17 +177,18 @@ class Retriever:
         result.iterations = evidence.iterations
 
         centrality = weighted_degree((edge for _, edge in evidence.relations.values()), cache.weight)
-        candidates = [entity_candidate(cache.nodes[i], centrality.get(i, 0.0)) for i in ranked_entities[:pool]]
+        make = self._candidates
+        candidates = [make.entity(cache.nodes[i], centrality.get(i, 0.0)) for i in ranked_entities[:pool]]
         for rel_id in ranked_relations[:pool]:
             edge = evidence.relations[rel_id][1]
             mean = (centrality.get(edge.src, 0.0) + centrality.get(edge.dst, 0.0)) / 2.0
-            candidates.append(relation_candidate(edge, cache.nodes, mean))
+            candidates.append(make.relation(edge, cache.nodes, mean))
         chunk_nodes, prior = self._chunk_pool(cache, top, pool, naive)
         cited = {i: set(_strings(cache.nodes[i].props.get("source_chunks"))) for i in top}
         for node in chunk_nodes:
             mentions = set(_strings(node.props.get("entity_ids")))
             share = sum(1 for i in top if node.id in cited[i] or i in mentions) / len(top) if top else 0.0
-            candidates.append(chunk_candidate(node, share))
+            candidates.append(make.chunk(node, share))
         weights = importance(query, candidates)
         ranking = [
             max(w, prior.get(c.id, 0.0)) if c.kind == CHUNK_KIND else w

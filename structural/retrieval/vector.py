@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from ...errors import InvalidInput
-from ..base import CHUNK, RELATED, Edge, Embedder, GraphStore, Node, Vector, VectorIndex
+from ..base import CHUNK, Edge, Embedder, GraphStore, Node, Vector, VectorIndex
 from .ego import GraphCache
 
 OVERSAMPLE = 4
@@ -66,7 +66,7 @@ def relation_seeds(
     if len(index) == 0:
         return {}, {}, []
     hits = [h for h in index.search(q, _oversampled(k, cache.domain)) if h.score > 0]
-    found = {e.id: e for e in cache.graph.edges(RELATED, [h.id for h in hits])}
+    found = cache.relations([h.id for h in hits])
     kept = [(h.score, found[h.id]) for h in hits if h.id in found and cache.in_domain(found[h.id].props)][:k]
     seeds: dict[str, float] = {}
     for score, edge in kept:

@@ -35,7 +35,7 @@ class TieredIndex:
         dim: int,
         path: Path | None = None,
         *,
-        threshold: int = 20_000,
+        threshold: int = 5_000,
         m: int = 16,
         ef_construction: int = 200,
         ef_search: int = 128,
