@@ -138,10 +138,11 @@ class SharedRecords(Protocol):
 
     def incident(
         self, label: str, ids: Sequence[str], rel_type: str, limit: int | None = None, order_by: str | None = None
-    ) -> dict[str, list[tuple[Edge, Node]]]:
-        """Each of ``ids`` that is a ``label`` node -> its ``rel_type`` relationships with the node at the other
-        end, highest ``order_by`` first (missing counts as 0; ties by id), at most ``limit``: the per-node cap
-        of ``neighbourhood(..., limit=, order_by=)``."""
+    ) -> dict[str, list[tuple[Edge, str]]]:
+        """Each of ``ids`` that is a ``label`` node -> its ``rel_type`` relationships with the id of the node at
+        the other end, highest ``order_by`` first (missing counts as 0; ties by id), at most ``limit``: the
+        per-node cap of ``neighbourhood(..., limit=, order_by=)``. A node's list is the same object from call to
+        call until its relationships change, so callers may key derived data on it."""
         ...
 
 

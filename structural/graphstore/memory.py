@@ -76,7 +76,7 @@ def _copy(props: dict[str, Any]) -> dict[str, Any]:
     return {k: list(v) if isinstance(v, list) else v for k, v in props.items()}
 
 
-AdjacencyKey = tuple[tuple[str, ...] | None, str | None]
+AdjacencyKey = tuple[tuple[str, ...] | None, str | None, int | None]
 
 
 class InMemoryGraphStore:
@@ -89,7 +89,7 @@ class InMemoryGraphStore:
         self._nodes: dict[str, Node] = {}
         self._edges: dict[str, dict[str, Edge]] = {}
         self._adjacent: dict[str, dict[tuple[str, str], None]] = {}
-        # node id -> (types, order_by) -> [(relationship, other end)], sorted; dropped when the node's edges change
+        # node id -> (types, order_by, limit) -> [(relationship, other end)], sorted; dropped when its edges change
         self._sorted: dict[str, dict[AdjacencyKey, list[tuple[Edge, str]]]] = {}
         # (kind, id, kept properties) -> (the record projected, the projection); stale once the record is replaced
         self._projected: dict[tuple[str, str, tuple[str, ...]], tuple[Any, Any]] = {}
@@ -177,9 +177,10 @@ class InMemoryGraphStore:
         frontier = [i for i in id_list(ids) if (rec := nodes.get(i)) is not None and rec.label == label]
         seen = dict.fromkeys(frontier)
         traversed: dict[tuple[str, str], Edge] = {}
+        edge: Edge | None
         if limit is not None:
             for node in frontier:
-                for edge, other in self._sorted_adjacency(node, types, order_by)[:limit]:
+                for edge, other in self._sorted_adjacency(node, types, order_by, limit):
                     traversed[(edge.type, edge.id)] = edge
                     seen.setdefault(other, None)
             depth = 0
@@ -198,15 +199,15 @@ class InMemoryGraphStore:
                         seen[other] = None
                         reached.append(other)
             frontier = reached
-        found = {i: n for i in seen if (n := nodes.get(i)) is not None}
+        reached_nodes = {i: n for i in seen if (n := nodes.get(i)) is not None}
         if props is None:
             return Subgraph(
-                nodes={i: Node(i, n.label, _copy(n.props)) for i, n in found.items()},
+                nodes={i: Node(i, n.label, _copy(n.props)) for i, n in reached_nodes.items()},
                 edges=[Edge(e.id, e.type, e.src, e.dst, _copy(e.props)) for e in traversed.values()],
             )
         keep = _keep(props)
         return Subgraph(
-            nodes={i: self._project("n", n, keep) for i, n in found.items()},
+            nodes={i: self._project("n", n, keep) for i, n in reached_nodes.items()},
             edges=[self._project("e", e, keep) for e in traversed.values()],
         )
 
@@ -250,32 +251,26 @@ class InMemoryGraphStore:
 
     def incident(
         self, label: str, ids: Sequence[str], rel_type: str, limit: int | None = None, order_by: str | None = None
-    ) -> dict[str, list[tuple[Edge, Node]]]:
+    ) -> dict[str, list[tuple[Edge, str]]]:
         check_name("label", label)
         types = (check_name("relationship type", rel_type),)
         check_limit(limit, order_by, 1)
         nodes = self._nodes
-        out: dict[str, list[tuple[Edge, Node]]] = {}
-        for node in id_list(ids):
-            rec = nodes.get(node)
-            if rec is None or rec.label != label:
-                continue
-            pairs = self._sorted_adjacency(node, types, order_by)
-            out[node] = [
-                (edge, other_node)
-                for edge, other in (pairs[:limit] if limit is not None else pairs)
-                if (other_node := nodes.get(other)) is not None
-            ]
-        return out
+        return {
+            node: self._sorted_adjacency(node, types, order_by, limit)
+            for node in id_list(ids)
+            if (rec := nodes.get(node)) is not None and rec.label == label
+        }
 
     # ------------------------------------------------------------------------------------------ internals
 
     def _sorted_adjacency(
-        self, node: str, types: tuple[str, ...] | None, order_by: str | None
+        self, node: str, types: tuple[str, ...] | None, order_by: str | None, limit: int | None = None
     ) -> list[tuple[Edge, str]]:
         """``node``'s relationships of ``types`` with their other end, highest ``order_by`` first (ties by
-        id); memoised until a write touches ``node``'s relationships."""
-        key = (types, order_by)
+        id), the first ``limit``; memoised (the same list object) until a write touches ``node``'s
+        relationships."""
+        key = (types, order_by, limit)
         memo = self._sorted.get(node)
         cached = memo.get(key) if memo is not None else None
         if cached is not None:
@@ -291,7 +286,7 @@ class InMemoryGraphStore:
                     if (types is None or t in types) and (e := edges[t].get(i)) is not None
                 ]
                 pairs.sort(key=lambda p: (-order_value(p[0].props, order_by), p[0].id))
-                cached = memo[key] = pairs
+                cached = memo[key] = pairs[:limit] if limit is not None else pairs
             return cached
 
     def _project(self, kind: str, record: Any, keep: tuple[str, ...]) -> Any:

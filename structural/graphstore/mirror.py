@@ -126,12 +126,11 @@ class MirroredGraphStore:
 
     def incident(
         self, label: str, ids: Sequence[str], rel_type: str, limit: int | None = None, order_by: str | None = None
-    ) -> dict[str, list[tuple[Edge, Node]]]:
+    ) -> dict[str, list[tuple[Edge, str]]]:
         if label in MIRRORED_LABELS and rel_type in MIRRORED_TYPES:
             return self._loaded().incident(label, ids, rel_type, limit, order_by)
-        return {
-            k: list(v) for k, v in incident_lists(self.primary, label, ids, rel_type, None, limit, order_by).items()
-        }
+        found = incident_lists(self.primary, label, ids, rel_type, None, limit, order_by)
+        return {k: [(e, n.id) for e, n in v] for k, v in found.items()}
 
     def edges(self, rel_type: str, ids: Sequence[str]) -> list[Edge]:
         if rel_type in MIRRORED_TYPES:

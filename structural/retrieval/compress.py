@@ -176,17 +176,6 @@ def _chunk_text(node: Node) -> tuple[str, str]:
     return text, f"[{CHUNK_KIND}:{node.id}] {text}"
 
 
-def weighted_degree(edges: Iterable[Edge], weight: Callable[[Edge], float]) -> dict[str, float]:
-    """Weighted degree of every endpoint, divided by the largest (all 0 when no edge has weight)."""
-    degree: dict[str, float] = {}
-    for e in edges:
-        w = weight(e)
-        degree[e.src] = degree.get(e.src, 0.0) + w
-        degree[e.dst] = degree.get(e.dst, 0.0) + w
-    top = max(degree.values(), default=0.0)
-    return {k: v / top for k, v in degree.items()} if top > 0 else dict.fromkeys(degree, 0.0)
-
-
 def term_ids(words: Iterable[str]) -> IntArray:
     """Term ids of words: Python's string hash (64-bit; cached on each string, stable within a process).
 

@@ -26,9 +26,12 @@ left out too.
 
 from __future__ import annotations
 
+import itertools
 import math
-from collections.abc import Iterable, Mapping, Sequence
+import threading
+from collections.abc import Container, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -43,17 +46,83 @@ EGO_PROPS = ("domain", "w_struct", "w_attn", "attn_epoch")
 RESULT_PROPS = (*EGO_PROPS, "name", "type", "description", "source_chunks")
 
 
+Incident = list[tuple[Edge, str, float]]  # (edge, the other end, w(edge))
+
+
+def static_weight(props: Mapping[str, Any]) -> float:
+    """``max(w_struct, 0)``, 1 when missing: the part of ``w(e)`` that feedback does not change."""
+    w_struct = props.get("w_struct", 1.0)
+    if type(w_struct) is int:  # the common cases first, without number()'s checks
+        return float(w_struct) if w_struct > 0 else 0.0
+    if type(w_struct) is float and 0.0 <= w_struct < math.inf:
+        return w_struct
+    return max(number(w_struct, 1.0), 0.0)
+
+
+def _attended(props: Mapping[str, Any]) -> bool:
+    w_attn = props.get("w_attn")
+    return w_attn is not None and w_attn != 1.0
+
+
+@dataclass(frozen=True, slots=True)
+class Adjacency:
+    """One node's capped RELATED edges to other entities with their static weights: what expansion reads."""
+
+    incident: Incident  # (edge, other end, max(w_struct, 0)), self-loops and non-entity ends left out
+    total: float  # the sum of the weights
+    attended: tuple[int, ...]  # positions of the edges whose w_attn is not 1 (their weight depends on the epoch)
+
+
+def adjacency_of(pairs: Sequence[tuple[Edge, str]], node: str, entities: Container[str]) -> Adjacency:
+    incident = [(e, v, static_weight(e.props)) for e, v in pairs if v != node and v in entities]
+    attended = tuple(i for i, (e, _, _) in enumerate(incident) if _attended(e.props))
+    return Adjacency(incident, sum(w for _, _, w in incident), attended)
+
+
+class AdjacencyMemo:
+    """:class:`Adjacency` per node, shared by the queries of one retriever.
+
+    An entry is valid while the store hands out the same list object for the node (a store with
+    :class:`~hybridkg.structural.base.SharedRecords` replaces the list when the node's relationships change);
+    it is rebuilt otherwise. At most ``capacity`` entries; the oldest quarter goes when it is full."""
+
+    def __init__(self, capacity: int = 262_144) -> None:
+        self._capacity = max(1, capacity)
+        self._memo: dict[str, tuple[object, Adjacency]] = {}
+        self._lock = threading.Lock()
+
+    def get(self, node: str, source: object) -> Adjacency | None:
+        entry = self._memo.get(node)
+        return entry[1] if entry is not None and entry[0] is source else None
+
+    def put(self, node: str, source: object, adjacency: Adjacency) -> None:
+        with self._lock:
+            memo = self._memo
+            if len(memo) >= self._capacity and node not in memo:
+                for old in list(itertools.islice(memo, max(1, self._capacity // 4))):
+                    memo.pop(old, None)
+            memo[node] = (source, adjacency)
+
+
 class GraphCache:
     """What one query fetched from the graph: entity nodes, and the RELATED edges of every expanded node.
 
     The runs of a hybrid query share it, so a node expanded by one run costs the other nothing. A store that
     keeps its records in process (:class:`~hybridkg.structural.base.SharedRecords`: the mirror, the in-memory
-    store) hands out its records with every property and no copy; any other store is asked for the few
-    properties each step needs (:data:`EGO_PROPS` while G_q grows, :data:`RESULT_PROPS` for the result).
+    store) hands out its records with every property and no copy, and each node's capped edge list stays the
+    same object until the node's edges change, so its :class:`Adjacency` is built once (``memo``). Any other
+    store is asked for the few properties each step needs (:data:`EGO_PROPS` while G_q grows,
+    :data:`RESULT_PROPS` for the result).
     """
 
     def __init__(
-        self, graph: GraphStore, epoch: int, decay: float, domain: str | None, fanout: int | None = None
+        self,
+        graph: GraphStore,
+        epoch: int,
+        decay: float,
+        domain: str | None,
+        fanout: int | None = None,
+        memo: AdjacencyMemo | None = None,
     ) -> None:
         self.graph = graph
         self.fanout = fanout
@@ -62,11 +131,13 @@ class GraphCache:
         self.domain = domain
         self.nodes: dict[str, Node] = {}
         self.shared: SharedRecords | None = graph if isinstance(graph, SharedRecords) else None
-        self._incident: dict[str, list[tuple[Edge, str, float]]] = {}
+        self._memo = memo if memo is not None else AdjacencyMemo()
+        self._incident: dict[str, Incident] = {}
+        self._total: dict[str, float] = {}
         self._weight: dict[str, float] = {}
         self._full: set[str] = set()
 
-    def in_domain(self, props: dict[str, object]) -> bool:
+    def in_domain(self, props: Mapping[str, object]) -> bool:
         return self.domain is None or props.get("domain") == self.domain
 
     def entity(self, id_: str) -> Node | None:
@@ -118,50 +189,76 @@ class GraphCache:
         wanted = [i for i in dict.fromkeys(ids) if i not in self._incident]
         if not wanted:
             return
+        adjacency: dict[str, Adjacency] = {}
         if self.shared is not None:
-            lists: Mapping[str, Sequence[tuple[Edge, Node]]] = self.shared.incident(
-                ENTITY, wanted, RELATED, self.fanout, "w_struct"
-            )
+            shared = self.shared
+            lists = shared.incident(ENTITY, wanted, RELATED, self.fanout, "w_struct")
+            missing: dict[str, Sequence[tuple[Edge, str]]] = {}
+            for u, pairs in lists.items():
+                known = self._memo.get(u, pairs)
+                if known is None:
+                    missing[u] = pairs
+                else:
+                    adjacency[u] = known
+            if missing:
+                ends = shared.shared_nodes(ENTITY, [v for pairs in missing.values() for _, v in pairs])
+                for u, source in missing.items():
+                    adjacency[u] = adjacency_of(source, u, ends)
+                    self._memo.put(u, source, adjacency[u])
+            if self.domain is not None:
+                ends = shared.shared_nodes(ENTITY, [v for a in adjacency.values() for _, v, _ in a.incident])
+                self.nodes.update(ends)
+                self._full.update(ends)
         else:
-            lists = incident_lists(self.graph, ENTITY, wanted, RELATED, EGO_PROPS, self.fanout, "w_struct")
-        complete = self.shared is not None
-        domain, weights, nodes, full = self.domain, self._weight, self.nodes, self._full
+            projected = incident_lists(self.graph, ENTITY, wanted, RELATED, EGO_PROPS, self.fanout, "w_struct")
+            for u, node_pairs in projected.items():
+                entities = {n.id for _, n in node_pairs if n.label == ENTITY}
+                adjacency[u] = adjacency_of([(e, n.id) for e, n in node_pairs], u, entities)
+                self.nodes.update((n.id, n) for _, n in node_pairs if n.id not in self._full)
         for u in wanted:
-            kept: list[tuple[Edge, str, float]] = []
-            self._incident[u] = kept
-            for edge, other in lists.get(u, ()):
-                v = other.id
-                if v == u or other.label != ENTITY:
-                    continue
-                if domain is not None and (other.props.get("domain") != domain or edge.props.get("domain") != domain):
-                    continue
-                if v not in full:
-                    nodes[v] = other
-                    if complete:
-                        full.add(v)
-                w = weights.get(edge.id)
-                if w is None:
-                    w = self.weight(edge)
-                kept.append((edge, v, w))
+            found = adjacency.get(u)
+            if found is None:
+                self._incident[u], self._total[u] = [], 0.0
+                continue
+            incident, total = found.incident, found.total
+            if found.attended or self.domain is not None:
+                incident, total = self._adjust(found)
+            self._incident[u], self._total[u] = incident, total
 
-    def incident(self, id_: str) -> list[tuple[Edge, str, float]]:
+    def _adjust(self, adjacency: Adjacency) -> tuple[Incident, float]:
+        """The node's edges at the current feedback epoch and in the query's domain."""
+        incident = list(adjacency.incident)
+        for i in adjacency.attended:
+            e, v, w = incident[i]
+            incident[i] = (e, v, w * effective_attention(e.props, self.epoch, self.decay))
+        if self.domain is not None:
+            domain, nodes = self.domain, self.nodes
+            incident = [
+                (e, v, w)
+                for e, v, w in incident
+                if e.props.get("domain") == domain
+                and (n := nodes.get(v)) is not None
+                and n.props.get("domain") == domain
+            ]
+        for e, _, w in incident:
+            self._weight[e.id] = w
+        return incident, sum(w for _, _, w in incident)
+
+    def incident(self, id_: str) -> Incident:
         """``(edge, other endpoint, w(edge))`` for the admitted RELATED edges of an expanded node."""
         return self._incident.get(id_, [])
+
+    def total(self, id_: str) -> float:
+        """The summed ``w`` of :meth:`incident`."""
+        return self._total.get(id_, 0.0)
 
     def weight(self, edge: Edge) -> float:
         """``w(e) = max(w_struct, 0) * w_attn_eff``."""
         w = self._weight.get(edge.id)
         if w is None:
             props = edge.props
-            w_struct = props.get("w_struct", 1.0)
-            if type(w_struct) is int:  # the common cases first, without number()'s checks
-                w = float(w_struct) if w_struct > 0 else 0.0
-            elif type(w_struct) is float and 0.0 <= w_struct < math.inf:
-                w = w_struct
-            else:
-                w = max(number(w_struct, 1.0), 0.0)
-            w_attn = props.get("w_attn")
-            if w_attn is not None and w_attn != 1.0:
+            w = static_weight(props)
+            if _attended(props):
                 w *= effective_attention(props, self.epoch, self.decay)
             self._weight[edge.id] = w
         return w
@@ -211,7 +308,7 @@ class _Growth:
             if not incident:
                 continue
             traversed.extend(incident)
-            w_sum = sum(w for _, _, w in incident)
+            w_sum = cache.total(u)
             scale = members[u] / w_sum if w_sum > 0 else 0.0
             for _, v, w in incident:
                 if v not in members:

@@ -36,10 +36,9 @@ from .compress import (
     keep_top,
     keywords_of,
     name_of,
-    weighted_degree,
     whitespace_tokens,
 )
-from .ego import GraphCache, build_egos
+from .ego import AdjacencyMemo, GraphCache, build_egos
 from .fusion import Evidence, alpha_weight_for, merge_runs, score_run
 from .results import ContextChunk, RetrievalResult, ScoredEntity, ScoredRelation
 from .vector import chunk_hits, embed_query, entity_seeds, relation_seeds
@@ -105,6 +104,7 @@ class Retriever:
         self._feedback = feedback_config
         self._count = count_tokens or whitespace_tokens
         self._candidates = CandidateFactory()
+        self._adjacency = AdjacencyMemo()
 
     def retrieve(
         self,
@@ -154,7 +154,9 @@ class Retriever:
     ) -> None:
         cfg = self._config
         a = alpha_weight_for(query, cfg, explicit)
-        cache = GraphCache(self._graph, read_epoch(self._graph), self._feedback.decay, domain, cfg.max_fanout)
+        cache = GraphCache(
+            self._graph, read_epoch(self._graph), self._feedback.decay, domain, cfg.max_fanout, self._adjacency
+        )
         grown: list[tuple[dict[str, float], dict[str, float], list[Edge]]] = []
         if mode in _LOCAL:
             grown.append((entity_seeds(self._entities, cache, q, cfg.k), {}, []))
@@ -165,24 +167,27 @@ class Retriever:
             score_run(ego, seeds, rel_alpha, a, cfg) for ego, (seeds, rel_alpha, _) in zip(egos, grown, strict=True)
         ]
         evidence = merge_runs(runs)
-        ranked_entities, ranked_relations = evidence.ranked_entities(), evidence.ranked_relations()
+        entity_order, relation_order = evidence.entity_order(), evidence.relation_order()
         pool = CANDIDATES_PER_SLOT * k_out
-        kept_relations = {i: evidence.relations[i][1] for i in ranked_relations[:pool]}
-        for rel_id, edge in cache.hydrate(ranked_entities[:pool], kept_relations).items():
-            evidence.relations[rel_id] = (evidence.relations[rel_id][0], edge)
-        top = ranked_entities[:k_out]
-        result.items = [_entity(cache.nodes[i], evidence.entities[i]) for i in top]
-        result.relations = [_relation(evidence, cache, i) for i in ranked_relations[:k_out]]
-        result.subgraph_nodes, result.subgraph_edges = ranked_entities, ranked_relations
+        pool_entities, pool_relations = entity_order[:pool].tolist(), relation_order[:pool].tolist()
+        ids, edges = evidence.ids, evidence.edges
+        complete = cache.hydrate([ids[p] for p in pool_entities], {edges[p].id: edges[p] for p in pool_relations})
+        for p in pool_relations:
+            edges[p] = complete.get(edges[p].id, edges[p])
+        top = [ids[p] for p in pool_entities[:k_out]]
+        result.items = [_entity(cache.nodes[ids[p]], evidence, p) for p in pool_entities[:k_out]]
+        result.relations = [_relation(evidence, cache, p) for p in pool_relations[:k_out]]
+        result.subgraph_nodes = [ids[p] for p in entity_order.tolist()]
+        result.subgraph_edges = [edges[p].id for p in relation_order.tolist()]
         result.iterations = evidence.iterations
 
-        centrality = weighted_degree((edge for _, edge in evidence.relations.values()), cache.weight)
+        centrality = evidence.centrality().tolist()
         make = self._candidates
-        candidates = [make.entity(cache.nodes[i], centrality.get(i, 0.0)) for i in ranked_entities[:pool]]
-        for rel_id in ranked_relations[:pool]:
-            edge = evidence.relations[rel_id][1]
-            mean = (centrality.get(edge.src, 0.0) + centrality.get(edge.dst, 0.0)) / 2.0
-            candidates.append(make.relation(edge, cache.nodes, mean))
+        candidates = [make.entity(cache.nodes[ids[p]], centrality[p]) for p in pool_entities]
+        src, dst = evidence.src.tolist(), evidence.dst.tolist()
+        for p in pool_relations:
+            mean = (centrality[src[p]] + centrality[dst[p]]) / 2.0
+            candidates.append(make.relation(edges[p], cache.nodes, mean))
         chunk_nodes, prior = self._chunk_pool(cache, top, pool, naive)
         cited = {i: set(_strings(cache.nodes[i].props.get("source_chunks"))) for i in top}
         for node in chunk_nodes:
@@ -220,22 +225,21 @@ class Retriever:
         return nodes + [node for node, _ in naive], prior
 
 
-def _entity(node: Node, scored: tuple[float, float, float]) -> ScoredEntity:
-    score, alpha, beta = scored
+def _entity(node: Node, evidence: Evidence, p: int) -> ScoredEntity:
     props = node.props
     return ScoredEntity(
         id=node.id,
         name=name_of(node, node.id),
         type=str(props.get("type") or ""),
         description=str(props.get("description") or ""),
-        score=score,
-        alpha=alpha,
-        beta=beta,
+        score=float(evidence.score[p]),
+        alpha=float(evidence.alpha[p]),
+        beta=float(evidence.beta[p]),
     )
 
 
-def _relation(evidence: Evidence, cache: GraphCache, rel_id: str) -> ScoredRelation:
-    score, edge = evidence.relations[rel_id]
+def _relation(evidence: Evidence, cache: GraphCache, p: int) -> ScoredRelation:
+    edge = evidence.edges[p]
     props = edge.props
     return ScoredRelation(
         id=edge.id,
@@ -246,7 +250,7 @@ def _relation(evidence: Evidence, cache: GraphCache, rel_id: str) -> ScoredRelat
         type=str(props.get("type") or "related_to"),
         keywords=keywords_of(props.get("keywords")),
         description=str(props.get("description") or ""),
-        score=score,
+        score=float(evidence.edge_score[p]),
     )
 
 

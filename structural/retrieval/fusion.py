@@ -28,6 +28,7 @@ from .ego import EgoNetwork
 from .propagate import propagate
 
 FloatArray = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.intp]
 _WORD = re.compile(r"\w+")
 
 
@@ -67,41 +68,83 @@ def score_run(
     beta, iterations = propagate(ego, alpha, config.damping, config.epsilon, config.max_iterations)
     score = a * alpha + (1.0 - a) * beta
     rel_alpha = (alpha[ego.src] + alpha[ego.dst]) / 2.0
-    for i, edge in enumerate(ego.edges):
-        hit = relation_alpha.get(edge.id)
-        if hit is not None:
-            rel_alpha[i] = hit
+    if relation_alpha:
+        for i, edge in enumerate(ego.edges):
+            hit = relation_alpha.get(edge.id)
+            if hit is not None:
+                rel_alpha[i] = hit
     relation_score = a * rel_alpha + (1.0 - a) * (beta[ego.src] + beta[ego.dst]) / 2.0
     return GraphRun(ego, alpha, beta, score, relation_score, iterations)
 
 
 @dataclass(slots=True)
 class Evidence:
-    """The merged outcome of a query's graph runs, keyed by id."""
+    """The merged outcome of a query's graph runs: entities and relations as positions into parallel arrays."""
 
-    entities: dict[str, tuple[float, float, float]]  # id -> (score, alpha, beta)
-    relations: dict[str, tuple[float, Edge]]  # id -> (score, edge)
+    ids: list[str]  # entity ids
+    score: FloatArray
+    alpha: FloatArray
+    beta: FloatArray
+    edges: list[Edge]
+    edge_score: FloatArray
+    src: IntArray  # positions in ``ids`` of each edge's stored ends
+    dst: IntArray
+    weights: FloatArray  # w(edge)
     iterations: int
 
-    def ranked_entities(self) -> list[str]:
-        return sorted(self.entities, key=lambda i: (-self.entities[i][0], i))
+    def entity_order(self) -> IntArray:
+        """Entity positions, best score first (ties by id)."""
+        return _order(self.score, self.ids)
 
-    def ranked_relations(self) -> list[str]:
-        return sorted(self.relations, key=lambda i: (-self.relations[i][0], i))
+    def relation_order(self) -> IntArray:
+        """Relation positions, best score first (ties by id)."""
+        return _order(self.edge_score, [e.id for e in self.edges])
+
+    def centrality(self) -> FloatArray:
+        """Each entity's weighted degree over the evidence relations, divided by the largest (0 when none)."""
+        n = len(self.ids)
+        degree = np.bincount(self.src, weights=self.weights, minlength=n) + np.bincount(
+            self.dst, weights=self.weights, minlength=n
+        )
+        top = float(degree.max()) if n else 0.0
+        return degree / top if top > 0 else np.zeros(n)
+
+
+def _order(score: FloatArray, ids: Sequence[str]) -> IntArray:
+    if not ids:
+        return np.zeros(0, dtype=np.intp)
+    return np.lexsort((np.array(ids), -score))
 
 
 def merge_runs(runs: Sequence[GraphRun]) -> Evidence:
     """Union of the runs; an entity or relation found by several keeps its highest-scoring entry."""
-    entities: dict[str, tuple[float, float, float]] = {}
-    relations: dict[str, tuple[float, Edge]] = {}
-    for run in runs:
-        scores, alphas, betas = run.score.tolist(), run.alpha.tolist(), run.beta.tolist()
-        for i, id_ in enumerate(run.ego.ids):
-            old = entities.get(id_)
-            if old is None or scores[i] > old[0]:
-                entities[id_] = (scores[i], alphas[i], betas[i])
-        for edge, score in zip(run.ego.edges, run.relation_score.tolist(), strict=True):
-            old_rel = relations.get(edge.id)
-            if old_rel is None or score > old_rel[0]:
-                relations[edge.id] = (score, edge)
-    return Evidence(entities, relations, max((r.iterations for r in runs), default=0))
+    iterations = max((r.iterations for r in runs), default=0)
+    if len(runs) == 1:
+        r, ego = runs[0], runs[0].ego
+        return Evidence(
+            list(ego.ids), r.score, r.alpha, r.beta, list(ego.edges), r.relation_score, ego.src, ego.dst,
+            ego.weights, iterations,
+        )
+    nodes: dict[str, int] = {}
+    edge_at: dict[str, int] = {}
+    edges: list[Edge] = []
+    placed = []
+    for r in runs:
+        pos = np.fromiter((nodes.setdefault(i, len(nodes)) for i in r.ego.ids), dtype=np.intp, count=r.ego.size)
+        epos = np.fromiter(
+            (edge_at.setdefault(e.id, len(edge_at)) for e in r.ego.edges), dtype=np.intp, count=len(r.ego.edges)
+        )
+        edges.extend(e for e, k in zip(r.ego.edges, epos.tolist(), strict=True) if k >= len(edges))
+        placed.append((r, pos, epos))
+    n, m = len(nodes), len(edges)
+    score, alpha, beta = np.full(n, -np.inf), np.zeros(n), np.zeros(n)
+    edge_score = np.full(m, -np.inf)
+    src, dst, weights = np.zeros(m, dtype=np.intp), np.zeros(m, dtype=np.intp), np.zeros(m)
+    for r, pos, epos in placed:
+        better = r.score > score[pos]
+        at = pos[better]
+        score[at], alpha[at], beta[at] = r.score[better], r.alpha[better], r.beta[better]
+        src[epos], dst[epos], weights[epos] = pos[r.ego.src], pos[r.ego.dst], r.ego.weights
+        better_edge = r.relation_score > edge_score[epos]
+        edge_score[epos[better_edge]] = r.relation_score[better_edge]
+    return Evidence(list(nodes), score, alpha, beta, edges, edge_score, src, dst, weights, iterations)
