@@ -132,6 +132,10 @@ class SharedRecords(Protocol):
         """The ``label`` nodes among ``ids``."""
         ...
 
+    def shared_ids(self, label: str) -> list[str]:
+        """The ids of every ``label`` node."""
+        ...
+
     def shared_edges(self, rel_type: str, ids: Sequence[str]) -> dict[str, Edge]:
         """The ``rel_type`` relationships among ``ids``."""
         ...

@@ -496,6 +496,15 @@ class StructuralKB:
             check_domain(domain)
         return self.retriever.retrieve(query, mode=mode, top_k=top_k, domain=domain, query_vector=query_vector)
 
+    def warm(self, *, progress: bool = False) -> int:
+        """Load the in-process mirror of the graph (when configured) and prepare retrieval for every entity, so
+        that the first queries cost what later ones do; a service calls this once at start-up. Returns the
+        number of entities prepared (0 without the mirror)."""
+        warm_mirror = getattr(self.graph, "warm", None)
+        if warm_mirror is not None:
+            warm_mirror()
+        return self.retriever.prepare(progress=progress)
+
     def feedback(self, scores: Mapping[str, float]) -> FeedbackResult:
         with self._lock:
             return self.feedback_loop.apply(scores)

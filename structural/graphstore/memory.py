@@ -245,6 +245,10 @@ class InMemoryGraphStore:
         nodes = self._nodes
         return {i: n for i in id_list(ids) if (n := nodes.get(i)) is not None and n.label == label}
 
+    def shared_ids(self, label: str) -> list[str]:
+        check_name("label", label)
+        return [i for i, n in list(self._nodes.items()) if n.label == label]
+
     def shared_edges(self, rel_type: str, ids: Sequence[str]) -> dict[str, Edge]:
         table = self._edges.get(check_name("relationship type", rel_type), {})
         return {i: e for i in id_list(ids) if (e := table.get(i)) is not None}

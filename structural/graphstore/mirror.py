@@ -19,7 +19,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..base import ENTITY, RELATED, Edge, EdgeRow, GraphStore, Node, Subgraph
-from .dialect import VECTOR_PROPERTY
+from .dialect import VECTOR_PROPERTY, check_name
 from .limits import incident_lists
 from .memory import InMemoryGraphStore
 
@@ -118,6 +118,11 @@ class MirroredGraphStore:
         if label in MIRRORED_LABELS:
             return self._loaded().shared_nodes(label, ids)
         return self.primary.neighbourhood(label, ids, depth=0).nodes
+
+    def shared_ids(self, label: str) -> list[str]:
+        if label in MIRRORED_LABELS:
+            return self._loaded().shared_ids(label)
+        return [str(r["id"]) for r in self.primary.query(f"MATCH (n:{check_name('label', label)}) RETURN n.id AS id")]
 
     def shared_edges(self, rel_type: str, ids: Sequence[str]) -> dict[str, Edge]:
         if rel_type in MIRRORED_TYPES:

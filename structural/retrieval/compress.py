@@ -22,7 +22,7 @@ import itertools
 import math
 import threading
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -33,7 +33,6 @@ from ..base import Edge, Node
 from .fusion import query_words
 
 FloatArray = npt.NDArray[np.float64]
-IntArray = npt.NDArray[np.int64]
 ENTITY_KIND, RELATION_KIND, CHUNK_KIND = "E", "R", "C"
 HEADERS = {ENTITY_KIND: "## Entities", RELATION_KIND: "## Relations", CHUNK_KIND: "## Sources"}
 
@@ -44,15 +43,15 @@ def whitespace_tokens(text: str) -> int:
 
 class Entry:
     """What a candidate's text gives, computed once: the text tf-idf compares with the query, the context line,
-    the text's distinct words as term ids (:func:`term_ids`) with their counts, and the line's token count
+    the text's distinct words as term ids with their counts (:func:`term_counts`), and the line's token count
     (counted when the line is first placed in a context; -1 before)."""
 
-    __slots__ = ("counts", "line", "terms", "text", "tokens")
+    __slots__ = ("line", "terms", "text", "tokens")
 
     def __init__(self, text: str, line: str) -> None:
         self.text = text
         self.line = line
-        self.terms, self.counts = term_counts(query_words(text))
+        self.terms = term_counts(query_words(text))
         self.tokens = -1
 
     def token_count(self, count_tokens: Callable[[str], int]) -> int:
@@ -176,17 +175,15 @@ def _chunk_text(node: Node) -> tuple[str, str]:
     return text, f"[{CHUNK_KIND}:{node.id}] {text}"
 
 
-def term_ids(words: Iterable[str]) -> IntArray:
-    """Term ids of words: Python's string hash (64-bit; cached on each string, stable within a process).
-
-    Two different words share an id with probability ~2^-64 per pair, which would only blend their tf-idf."""
-    return np.fromiter((hash(w) for w in words), dtype=np.int64)
+Terms = tuple[tuple[int, ...], tuple[int, ...]]  # (distinct term ids, occurrences)
 
 
-def term_counts(words: Sequence[str]) -> tuple[IntArray, FloatArray]:
-    """``(distinct term ids, occurrences)`` of ``words``."""
+def term_counts(words: Sequence[str]) -> Terms:
+    """``(distinct term ids, occurrences)`` of ``words``. A term id is Python's string hash (64-bit; cached on
+    each string, stable within a process): two different words share one with probability ~2^-64 per pair,
+    which would only blend their tf-idf."""
     counted = Counter(words)
-    return term_ids(counted), np.fromiter(counted.values(), dtype=np.float64, count=len(counted))
+    return tuple(map(hash, counted)), tuple(counted.values())
 
 
 def tfidf_cosine(query: str, texts: Sequence[str]) -> FloatArray:
@@ -194,22 +191,25 @@ def tfidf_cosine(query: str, texts: Sequence[str]) -> FloatArray:
     return tfidf_cosine_terms(query_words(query), [term_counts(query_words(t)) for t in texts])
 
 
-def tfidf_cosine_terms(query: Sequence[str], documents: Sequence[tuple[IntArray, FloatArray]]) -> FloatArray:
+def tfidf_cosine_terms(query: Sequence[str], documents: Sequence[Terms]) -> FloatArray:
     """:func:`tfidf_cosine` on documents given as :func:`term_counts`; vectorised over all their terms."""
     n = len(documents)
     if n == 0 or not query:
         return np.zeros(n)
     lengths = [len(terms) for terms, _ in documents]
-    if not any(lengths):
+    total = sum(lengths)
+    if not total:
         return np.zeros(n)
-    terms = np.concatenate([t for t, _ in documents])
-    tf = np.concatenate([c for _, c in documents])
+    terms = np.fromiter(itertools.chain.from_iterable(t for t, _ in documents), dtype=np.int64, count=total)
+    tf = np.fromiter(itertools.chain.from_iterable(c for _, c in documents), dtype=np.float64, count=total)
     doc = np.repeat(np.arange(n, dtype=np.int64), lengths)
     vocab, inverse, df = np.unique(terms, return_inverse=True, return_counts=True)
     idf = np.log((1.0 + n) / (1.0 + df)) + 1.0
     weight = tf * idf[inverse]
     doc_norm = np.sqrt(np.bincount(doc, weights=weight * weight, minlength=n))
-    q_terms, q_counts = term_counts(query)
+    q_ids, q_occurrences = term_counts(query)
+    q_terms = np.array(q_ids, dtype=np.int64)
+    q_counts = np.array(q_occurrences, dtype=np.float64)
     pos = np.minimum(np.searchsorted(vocab, q_terms), len(vocab) - 1)
     known = vocab[pos] == q_terms
     q_df = np.where(known, df[pos], 0)
@@ -224,7 +224,7 @@ def tfidf_cosine_terms(query: Sequence[str], documents: Sequence[tuple[IntArray,
 def importance(query: str, candidates: Sequence[Candidate]) -> FloatArray:
     """``0.5 * tfidf + 0.5 * centrality`` per candidate."""
     centrality = np.fromiter((c.centrality for c in candidates), dtype=np.float64, count=len(candidates))
-    tfidf = tfidf_cosine_terms(query_words(query), [(c.entry.terms, c.entry.counts) for c in candidates])
+    tfidf = tfidf_cosine_terms(query_words(query), [c.entry.terms for c in candidates])
     return 0.5 * tfidf + 0.5 * centrality
 
 

@@ -104,6 +104,27 @@ class AdjacencyMemo:
             memo[node] = (source, adjacency)
 
 
+def shared_adjacency(
+    shared: SharedRecords, ids: Sequence[str], fanout: int | None, memo: AdjacencyMemo
+) -> dict[str, Adjacency]:
+    """The :class:`Adjacency` of each entity among ``ids``, from ``memo`` where it is still valid."""
+    lists = shared.incident(ENTITY, ids, RELATED, fanout, "w_struct")
+    found: dict[str, Adjacency] = {}
+    missing: dict[str, Sequence[tuple[Edge, str]]] = {}
+    for u, pairs in lists.items():
+        known = memo.get(u, pairs)
+        if known is None:
+            missing[u] = pairs
+        else:
+            found[u] = known
+    if missing:
+        ends = shared.shared_nodes(ENTITY, [v for pairs in missing.values() for _, v in pairs])
+        for u, source in missing.items():
+            found[u] = adjacency_of(source, u, ends)
+            memo.put(u, source, found[u])
+    return found
+
+
 class GraphCache:
     """What one query fetched from the graph: entity nodes, and the RELATED edges of every expanded node.
 
@@ -192,19 +213,7 @@ class GraphCache:
         adjacency: dict[str, Adjacency] = {}
         if self.shared is not None:
             shared = self.shared
-            lists = shared.incident(ENTITY, wanted, RELATED, self.fanout, "w_struct")
-            missing: dict[str, Sequence[tuple[Edge, str]]] = {}
-            for u, pairs in lists.items():
-                known = self._memo.get(u, pairs)
-                if known is None:
-                    missing[u] = pairs
-                else:
-                    adjacency[u] = known
-            if missing:
-                ends = shared.shared_nodes(ENTITY, [v for pairs in missing.values() for _, v in pairs])
-                for u, source in missing.items():
-                    adjacency[u] = adjacency_of(source, u, ends)
-                    self._memo.put(u, source, adjacency[u])
+            adjacency = shared_adjacency(shared, wanted, self.fanout, self._memo)
             if self.domain is not None:
                 ends = shared.shared_nodes(ENTITY, [v for a in adjacency.values() for _, v, _ in a.incident])
                 self.nodes.update(ends)

@@ -20,8 +20,10 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from tqdm import tqdm
+
 from ...errors import InvalidInput
-from ..base import CHUNK, Edge, Embedder, GraphStore, Node, VectorIndex
+from ..base import CHUNK, ENTITY, Edge, Embedder, GraphStore, Node, SharedRecords, VectorIndex
 from ..feedback import read_epoch
 from ..settings import FeedbackConfig, Mode, RetrievalConfig
 from .compress import (
@@ -38,7 +40,7 @@ from .compress import (
     name_of,
     whitespace_tokens,
 )
-from .ego import AdjacencyMemo, GraphCache, build_egos
+from .ego import AdjacencyMemo, GraphCache, build_egos, shared_adjacency
 from .fusion import Evidence, alpha_weight_for, merge_runs, score_run
 from .results import ContextChunk, RetrievalResult, ScoredEntity, ScoredRelation
 from .vector import chunk_hits, embed_query, entity_seeds, relation_seeds
@@ -105,6 +107,19 @@ class Retriever:
         self._count = count_tokens or whitespace_tokens
         self._candidates = CandidateFactory()
         self._adjacency = AdjacencyMemo()
+
+    def prepare(self, *, batch: int = 4096, progress: bool = False) -> int:
+        """Build what the graph level reads for every entity ahead of the first queries: each entity's capped
+        edge list (the store sorts it) and its weights, as a query would on first touching the entity. Only
+        for stores that keep their records in process (the mirror); returns the number of entities prepared
+        (0 for other stores). Later writes invalidate per node, as usual."""
+        if not isinstance(self._graph, SharedRecords):
+            return 0
+        ids = self._graph.shared_ids(ENTITY)
+        steps = range(0, len(ids), batch)
+        for start in tqdm(steps, desc="prepare retrieval", unit="batch", disable=not progress or not ids):
+            shared_adjacency(self._graph, ids[start : start + batch], self._config.max_fanout, self._adjacency)
+        return len(ids)
 
     def retrieve(
         self,

@@ -33,7 +33,7 @@ from support.structural_fakes import (
 )
 
 from hybridkg.errors import InvalidInput
-from hybridkg.structural.base import RELATED
+from hybridkg.structural.base import RELATED, EdgeRow
 from hybridkg.structural.feedback import FEEDBACK_META_ID, META
 from hybridkg.structural.graphstore.memory import InMemoryGraphStore
 from hybridkg.structural.retrieval import Retriever
@@ -396,3 +396,59 @@ def test_a_hub_contributes_only_its_heaviest_edges() -> None:
     assert {e.id for e in capped.edges} == {"r9", "r8", "r7"}
     full = build_ego(GraphCache(graph, epoch=0, decay=0.0, domain=None), {"hub": 0.9}, RetrievalConfig())
     assert len(full.ids) == 11
+
+
+class ProtocolOnly:
+    """The same graph seen through the GraphStore protocol alone (no shared records): the path remote stores take."""
+
+    def __init__(self, inner: InMemoryGraphStore) -> None:
+        self.query, self.upsert_nodes, self.upsert_edges = inner.query, inner.upsert_nodes, inner.upsert_edges
+        self.neighbourhood, self.edges, self.delete, self.close = (
+            inner.neighbourhood,
+            inner.edges,
+            inner.delete,
+            inner.close,
+        )
+
+
+def outcome(result: Any) -> tuple[Any, ...]:
+    return (
+        [(e.id, round(e.score, 12), round(e.alpha, 12), round(e.beta, 12)) for e in result.items],
+        [(r.id, round(r.score, 12), r.src_name, r.dst_name, r.description) for r in result.relations],
+        [c.id for c in result.chunks],
+        result.subgraph_nodes,
+        result.subgraph_edges,
+        result.context,
+    )
+
+
+@pytest.mark.parametrize("mode", ["local", "global", "hybrid", "mix"])
+@pytest.mark.parametrize("domain", [None, "main"])
+def test_shared_records_and_the_plain_protocol_give_the_same_answer(
+    kb: SimpleNamespace, mode: str, domain: str | None
+) -> None:
+    add_entities(kb.graph, [{"id": "ent:x", "name": "Other Turing", "source_chunks": ["chunk:x"]}], domain="other")
+    add_relations(kb.graph, [("rel:x", "ent:x", ent("a"), {"w_struct": 5.0})], domain="other")
+    config = RetrievalConfig(k=3)
+    plain = Retriever(ProtocolOnly(kb.graph), *kb.indexes, kb.embedder, config, FeedbackConfig())  # type: ignore[arg-type]
+    shared = kb.retriever()
+    answers = {q: outcome(shared.retrieve(q, mode=mode, domain=domain)) for q in (LOCAL_Q, GLOBAL_Q)}
+    assert any(a[0] for a in answers.values())
+    if mode != "global":
+        assert ("ent:x" in answers[LOCAL_Q][3]) == (domain is None)
+    for query, answer in answers.items():
+        assert answer == outcome(plain.retrieve(query, mode=mode, domain=domain))
+    assert plain.prepare() == 0
+
+
+def test_prepared_adjacency_answers_like_a_cold_one_and_follows_writes(kb: SimpleNamespace) -> None:
+    prepared = kb.retriever()
+    assert prepared.prepare() == len(NAMES)
+    for mode in ("local", "global", "hybrid"):
+        assert outcome(prepared.retrieve(LOCAL_Q, mode=mode)) == outcome(kb.retriever().retrieve(LOCAL_Q, mode=mode))
+    before = outcome(prepared.retrieve(LOCAL_Q, mode="local"))
+    src, dst, _ = EDGES["r1"]
+    kb.graph.upsert_edges(RELATED, [EdgeRow(rel("r1"), ent(src), ent(dst), "Entity", "Entity", {"w_struct": 40.0})])
+    after = outcome(prepared.retrieve(LOCAL_Q, mode="local"))
+    assert after == outcome(kb.retriever().retrieve(LOCAL_Q, mode="local"))
+    assert after != before
