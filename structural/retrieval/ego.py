@@ -1,8 +1,9 @@
 """Graph level, part one: the per-query ego network G_q of the seeds, grown level by level behind a gate.
 
-G_q is never the whole graph. Level 0 is the seeds; level ``l`` is fetched with a
-``neighbourhood(ENTITY, frontier, depth=1, rel_types=[RELATED])`` call for the nodes of level ``l - 1`` that pass
-the gate, up to ``d_max`` levels (the local and global runs of a hybrid query share each call):
+G_q is never the whole graph. Level 0 is the seeds; level ``l`` is fetched with one call for the RELATED edges of
+the nodes of level ``l - 1`` that pass the gate (``SharedRecords.incident`` on an in-process store, else a capped
+``neighbourhood(ENTITY, frontier, depth=1, rel_types=[RELATED])``), up to ``d_max`` levels (the local and global
+runs of a hybrid query share each call):
 
 * ``p(seed) = alpha(seed)``; the level-0 frontier is the seeds with ``alpha >= theta``;
 * a node ``v`` first reached at level ``l`` gets the score mass its frontier neighbours pass it in one
