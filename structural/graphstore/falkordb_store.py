@@ -206,8 +206,13 @@ class FalkorDBGraphStore(CypherGraphStore):
         return [{c: _plain(v, ids) for c, v in zip(columns, row, strict=True)} for row in res.result_set]
 
 
+_SCALARS = (str, int, float, bool, type(None))
+
+
 def _scan(value: Any, ids: dict[int, str], wanted: set[int]) -> None:
     """Note the ids of the nodes in ``value`` and the node keys its relationships point at."""
+    if type(value) in _SCALARS:
+        return
     if isinstance(value, FalkorNode):
         ids[value.id] = str(value.properties.get("id", ""))
     elif isinstance(value, FalkorEdge):
@@ -224,6 +229,8 @@ def _scan(value: Any, ids: dict[int, str], wanted: set[int]) -> None:
 
 
 def _plain(value: Any, ids: Mapping[int, str]) -> Any:
+    if type(value) in _SCALARS:
+        return value
     if isinstance(value, FalkorNode):
         props = dict(value.properties)
         return Node(str(props.get("id", "")), value.labels[0] if value.labels else "", props)

@@ -16,7 +16,7 @@ the nodes it touches. Writers take a lock; readers do not (a reader sees each re
 from __future__ import annotations
 
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -157,6 +157,41 @@ class InMemoryGraphStore:
                     self._sorted.pop(edge.src, None)
                     self._sorted.pop(edge.dst, None)
             self._trim_projections()
+
+    def load(self, label: str, rows: Iterable[Mapping[str, Any]]) -> None:
+        """Add nodes read back from another store (every row a mapping with a string ``id`` and valid
+        properties), without the checks of :meth:`upsert_nodes`: filling a mirror from its primary."""
+        check_name("label", label)
+        with self._lock:
+            nodes, adjacent = self._nodes, self._adjacent
+            for row in rows:
+                id_ = str(row["id"])
+                props = {k: v for k, v in row.items() if v is not None}
+                props["id"] = id_
+                current = nodes.get(id_)
+                if current is None:
+                    adjacent[id_] = {}
+                elif current.label != label:
+                    raise InvalidInput(f"node {id_!r} already exists as :{current.label}, not :{label}")
+                nodes[id_] = Node(id_, label, props)
+
+    def load_edges(self, rel_type: str, rows: Iterable[tuple[str, str, str, Mapping[str, Any]]]) -> None:
+        """Add relationships ``(id, src, dst, props)`` read back from another store, without the checks of
+        :meth:`upsert_edges` (both ends must be loaded already)."""
+        check_name("relationship type", rel_type)
+        with self._lock:
+            table = self._edges.setdefault(rel_type, {})
+            for id_, src, dst, row in rows:
+                if src not in self._nodes or dst not in self._nodes:
+                    raise InvalidInput(f"{rel_type} relationship {id_!r} has an end that is not loaded")
+                props = {k: v for k, v in row.items() if v is not None}
+                props["id"] = id_
+                current = table.get(id_)
+                if current is not None:
+                    self._detach(current)
+                edge = Edge(id_, rel_type, src, dst, props)
+                table[id_] = edge
+                self._attach(edge)
 
     def neighbourhood(
         self,

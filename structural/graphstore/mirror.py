@@ -32,10 +32,6 @@ SCAN_EDGES = (
 )
 
 
-def _clean(props: Mapping[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in props.items() if v is not None and k != VECTOR_PROPERTY}
-
-
 class MirroredGraphStore:
     """``primary`` with an in-process mirror of entities, ``Meta`` and ``RELATED`` (see the module docstring)."""
 
@@ -61,18 +57,12 @@ class MirroredGraphStore:
                 mirror = InMemoryGraphStore()
                 for label in sorted(MIRRORED_LABELS):
                     rows = self.primary.query(SCAN_NODES.format(label=label, hidden=VECTOR_PROPERTY))
-                    mirror.upsert_nodes(label, [_clean(r["props"]) for r in rows])
+                    mirror.load(label, (r["props"] for r in rows))
                 for rel_type in sorted(MIRRORED_TYPES):
                     rows = self.primary.query(
                         SCAN_EDGES.format(src=ENTITY, dst=ENTITY, rel_type=rel_type, hidden=VECTOR_PROPERTY)
                     )
-                    mirror.upsert_edges(
-                        rel_type,
-                        [
-                            EdgeRow(str(r["props"]["id"]), r["src"], r["dst"], ENTITY, ENTITY, _clean(r["props"]))
-                            for r in rows
-                        ],
-                    )
+                    mirror.load_edges(rel_type, ((str(r["props"]["id"]), r["src"], r["dst"], r["props"]) for r in rows))
                 self._mirror = mirror
             return self._mirror
 
