@@ -13,6 +13,7 @@ Prints progress on stderr and one JSON object on stdout.
 from __future__ import annotations
 
 import asyncio
+import gc
 import json
 import logging
 import re
@@ -165,6 +166,7 @@ async def run(work: Path) -> dict[str, Any]:
                 "modes": {},
             }
             log(f"inserted in {insert_s:.1f} s: {out['nodes']} nodes, {out['edges']} edges")
+            gc.freeze()  # as on the hybridkg side: the loaded graph leaves the collector's generations
             for mode in params["modes"]:
                 out["modes"][mode] = await run_mode(rag, QueryParam, mode, queries, n_warm, params, lookup)
                 m = out["modes"][mode]

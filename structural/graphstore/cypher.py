@@ -24,7 +24,7 @@ import numpy as np
 
 from ...errors import InvalidInput
 from ..base import CHUNK, DOCUMENT, ENTITY, MENTIONS, RELATED, Edge, EdgeRow, Node, Subgraph
-from .dialect import VECTOR_PROPERTY, CypherDialect, check_name, id_list
+from .dialect import VECTOR_PROPERTY, CypherDialect, check_name, id_list, node_row_id
 from .limits import cap_per_node, check_limit
 
 META = "Meta"
@@ -173,12 +173,7 @@ class CypherGraphStore(ABC):
         label = check_name("label", label)
         merged: dict[str, dict[str, Any]] = {}
         for row in rows:
-            if not isinstance(row, Mapping):
-                raise InvalidInput(f"a node row must be a mapping, got {type(row).__name__}")
-            id_ = row.get("id")
-            if not isinstance(id_, str) or not id_:
-                raise InvalidInput(f"a node row needs a non-empty string 'id', got {id_!r}")
-            merged.setdefault(id_, {}).update(properties(row))
+            merged.setdefault(node_row_id(row), {}).update(properties(row))
         if not merged:
             return
         self.ensure_indexes([label], ())

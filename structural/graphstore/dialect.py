@@ -35,6 +35,16 @@ def check_name(kind: str, value: object) -> str:
     return value
 
 
+def node_row_id(row: object) -> str:
+    """The id of a node row for ``upsert_nodes``: the row must be a mapping with a non-empty string ``id``."""
+    if not isinstance(row, Mapping):
+        raise InvalidInput(f"a node row must be a mapping, got {type(row).__name__}")
+    id_ = row.get("id")
+    if not isinstance(id_, str) or not id_:
+        raise InvalidInput(f"a node row needs a non-empty string 'id', got {id_!r}")
+    return id_
+
+
 def id_list(ids: Sequence[str]) -> list[str]:
     """``ids`` without repeats, in order; :class:`InvalidInput` for one bare string or a non-string id."""
     if isinstance(ids, str):

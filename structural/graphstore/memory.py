@@ -23,7 +23,7 @@ import numpy as np
 
 from ...errors import InvalidInput, Unsupported
 from ..base import Edge, EdgeRow, Node, Subgraph
-from .dialect import check_name, id_list
+from .dialect import check_name, id_list, node_row_id
 from .limits import check_limit, order_value
 
 _PRIMITIVES = (bool, int, float, str)
@@ -103,11 +103,7 @@ class InMemoryGraphStore:
         with self._lock:
             checked: list[tuple[str, dict[str, Any]]] = []
             for row in rows:
-                if not isinstance(row, Mapping):
-                    raise InvalidInput(f"a node row must be a mapping, got {type(row).__name__}")
-                id_ = row.get("id")
-                if not isinstance(id_, str) or not id_:
-                    raise InvalidInput(f"a node row needs a non-empty string 'id', got {id_!r}")
+                id_ = node_row_id(row)
                 existing = self._nodes.get(id_)
                 if existing is not None and existing.label != label:
                     raise InvalidInput(f"node {id_!r} already exists as :{existing.label}, not :{label}")

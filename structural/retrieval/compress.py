@@ -21,10 +21,8 @@ from __future__ import annotations
 import itertools
 import math
 import threading
-from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import numpy.typing as npt
@@ -60,8 +58,7 @@ class Entry:
         return self.tokens
 
 
-@dataclass(frozen=True, slots=True)
-class Candidate:
+class Candidate(NamedTuple):
     kind: str  # ENTITY_KIND, RELATION_KIND or CHUNK_KIND
     id: str
     centrality: float
@@ -182,7 +179,10 @@ def term_counts(words: Sequence[str]) -> Terms:
     """``(distinct term ids, occurrences)`` of ``words``. A term id is Python's string hash (64-bit; cached on
     each string, stable within a process): two different words share one with probability ~2^-64 per pair,
     which would only blend their tf-idf."""
-    counted = Counter(words)
+    counted: dict[str, int] = {}
+    get = counted.get
+    for word in words:
+        counted[word] = get(word, 0) + 1
     return tuple(map(hash, counted)), tuple(counted.values())
 
 

@@ -108,6 +108,10 @@ class Retriever:
         self._candidates = CandidateFactory()
         self._adjacency = AdjacencyMemo()
 
+    def forget_candidates(self) -> None:
+        """Drop the memo of context candidates (texts, term ids, token counts); queries rebuild it as they go."""
+        self._candidates = CandidateFactory()
+
     def prepare(self, *, batch: int = 4096, progress: bool = False) -> int:
         """Build what the graph level reads for every entity ahead of the first queries: each entity's capped
         edge list (the store sorts it) and its weights, as a query would on first touching the entity. Only
