@@ -75,7 +75,7 @@ class VectorConfig(BaseModel):
     backend: VectorBackend = Field(VectorBackend.AUTO, description="auto, exact, hnsw, native.")
     exact_threshold: int = Field(5_000, ge=0, description="auto: exact search below this many vectors.")
     hnsw_m: int = Field(16, ge=4, description="HNSW graph degree (M).")
-    hnsw_ef_construction: int = Field(100, ge=8, description="HNSW build beam width.")
+    hnsw_ef_construction: int = Field(200, ge=8, description="HNSW build beam width.")
     hnsw_ef_search: int = Field(128, ge=8, description="HNSW query beam width (also the native index's efRuntime).")
 
 

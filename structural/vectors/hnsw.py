@@ -61,7 +61,7 @@ class HnswIndex:
         path: Path | None = None,
         *,
         m: int = 16,
-        ef_construction: int = 100,
+        ef_construction: int = 200,
         ef_search: int = 128,
         fresh: bool = False,
     ) -> None:

@@ -37,7 +37,7 @@ class TieredIndex:
         *,
         threshold: int = 5_000,
         m: int = 16,
-        ef_construction: int = 100,
+        ef_construction: int = 200,
         ef_search: int = 128,
     ) -> None:
         self._dim = check_dim(dim)
