@@ -11,10 +11,11 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+import threading
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, ClassVar
 
 import numpy as np
 
@@ -196,3 +197,67 @@ def _fsync_dir(path: Path) -> None:
     finally:
         os.close(fd)
 
+
+
+class SavedIndex:
+    """What the exact and the HNSW index share: the dimension, membership by id, one lock, and saving as a
+    data file named in a manifest (data first, then the manifest, then the stale data files go).
+
+    Subclasses set the class attributes, keep their ids in the mapping :meth:`_members` returns, and write
+    their data in :meth:`_write_data`."""
+
+    MANIFEST: ClassVar[str]
+    KIND: ClassVar[str]
+    VERSION: ClassVar[int]
+    PREFIX: ClassVar[str]  # data files are PREFIX-<random>SUFFIX
+    SUFFIX: ClassVar[str]
+
+    def __init__(self, dim: int, path: Path | None, fresh: bool) -> None:
+        self._dim = check_dim(dim)
+        self._path = Path(path) if path is not None else None
+        self._lock = threading.RLock()
+        self._dirty = fresh
+
+    @property
+    def dim(self) -> int:
+        return self._dim
+
+    def _members(self) -> Mapping[str, object]:
+        raise NotImplementedError
+
+    def __len__(self) -> int:
+        return len(self._members())
+
+    def __contains__(self, id_: object) -> bool:
+        return id_ in self._members()
+
+    def _write_data(self, target: Path) -> dict[str, Any]:
+        """Write the data file ``target`` durably; return the manifest entries it needs besides the common ones."""
+        raise NotImplementedError
+
+    def save(self) -> None:
+        if self._path is None:
+            return
+        with self._lock:
+            if not self._dirty:
+                return
+            self._path.mkdir(parents=True, exist_ok=True)
+            data_name = new_data_name(self.PREFIX, self.SUFFIX)
+            target = self._path / data_name
+            extra = self._write_data(target)
+            manifest = {
+                "kind": self.KIND,
+                "version": self.VERSION,
+                "dim": self._dim,
+                "data": data_name,
+                "bytes": target.stat().st_size,
+                **extra,
+            }
+            write_manifest(self._path, self.MANIFEST, manifest)
+            remove_stale(self._path, self.PREFIX, self.SUFFIX, keep=data_name)
+            self._dirty = False
+
+    @classmethod
+    def discard(cls, path: Path) -> None:
+        """Delete an index of this kind saved in ``path`` (other files there are left alone)."""
+        erase_saved(path, cls.MANIFEST, cls.PREFIX, cls.SUFFIX)

@@ -10,7 +10,6 @@ data file name) + ``exact-<generation>.npy`` holding one row per vector (see :mo
 from __future__ import annotations
 
 import functools
-import threading
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -19,20 +18,16 @@ import numpy as np
 
 from ..base import Vector, VectorHit
 from .common import (
-    check_dim,
+    SavedIndex,
     corrupt,
     data_file,
-    erase_saved,
     hit,
     id_list,
-    new_data_name,
     read_manifest,
-    remove_stale,
     stored_dim,
     unit_query,
     unit_rows,
     write_atomic,
-    write_manifest,
 )
 
 MANIFEST = "exact.json"
@@ -53,30 +48,22 @@ def single_threaded_blas() -> Any:
     return _blas().limit(limits=1, user_api="blas")
 
 
-class ExactIndex:
+class ExactIndex(SavedIndex):
     """Brute-force cosine search; the right choice up to a few tens of thousands of vectors."""
+
+    MANIFEST, KIND, VERSION, PREFIX, SUFFIX = MANIFEST, KIND, VERSION, "exact", ".npy"
 
     def __init__(self, dim: int, path: Path | None = None, *, fresh: bool = False) -> None:
         """Open the index saved in ``path`` (none yet: empty); ``fresh`` ignores it and the next save replaces it."""
-        self._dim = check_dim(dim)
-        self._path = Path(path) if path is not None else None
-        self._cols = np.zeros((dim, 0), dtype=np.float32)
+        super().__init__(dim, path, fresh)
+        self._cols = np.zeros((self._dim, 0), dtype=np.float32)
         self._ids: list[str] = []
         self._row: dict[str, int] = {}
-        self._lock = threading.RLock()
-        self._dirty = fresh
         if self._path is not None and not fresh:
             self._load(self._path)
 
-    @property
-    def dim(self) -> int:
-        return self._dim
-
-    def __len__(self) -> int:
-        return len(self._ids)
-
-    def __contains__(self, id_: object) -> bool:
-        return id_ in self._row
+    def _members(self) -> dict[str, int]:
+        return self._row
 
     def upsert(self, ids: Sequence[str], vectors: Vector) -> None:
         ids, rows = unit_rows(ids, vectors, self._dim)
@@ -128,32 +115,10 @@ class ExactIndex:
         with self._lock:
             return list(self._ids), self._cols[:, : len(self._ids)].T.copy()
 
-    def save(self) -> None:
-        if self._path is None:
-            return
-        with self._lock:
-            if not self._dirty:
-                return
-            data_name = new_data_name("exact", ".npy")
-            matrix = self._cols[:, : len(self._ids)].T
-            write_atomic(self._path / data_name, lambda f: np.save(f, matrix, allow_pickle=False))
-            size = (self._path / data_name).stat().st_size
-            manifest = {
-                "kind": KIND,
-                "version": VERSION,
-                "dim": self._dim,
-                "data": data_name,
-                "bytes": size,
-                "ids": self._ids,
-            }
-            write_manifest(self._path, MANIFEST, manifest)
-            remove_stale(self._path, "exact", ".npy", keep=data_name)
-            self._dirty = False
-
-    @staticmethod
-    def discard(path: Path) -> None:
-        """Delete an index of this kind saved in ``path`` (other files there are left alone)."""
-        erase_saved(path, MANIFEST, "exact", ".npy")
+    def _write_data(self, target: Path) -> dict[str, Any]:
+        matrix = self._cols[:, : len(self._ids)].T
+        write_atomic(target, lambda f: np.save(f, matrix, allow_pickle=False))
+        return {"ids": self._ids}
 
     def _reserve(self, n: int) -> None:
         capacity = self._cols.shape[1]

@@ -12,7 +12,6 @@ label map, parameters, graph file name) + ``hnsw-<generation>.bin`` (see :mod:`.
 from __future__ import annotations
 
 import os
-import threading
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -22,19 +21,15 @@ import numpy as np
 from ...errors import BackendUnavailable, InvalidInput
 from ..base import Vector, VectorHit
 from .common import (
-    check_dim,
+    SavedIndex,
     corrupt,
     data_file,
-    erase_saved,
     hit,
     id_list,
-    new_data_name,
     read_manifest,
-    remove_stale,
     stored_dim,
     unit_query,
     unit_rows,
-    write_manifest,
 )
 
 MANIFEST = "hnsw.json"
@@ -52,8 +47,10 @@ def _hnswlib() -> Any:
     return hnswlib
 
 
-class HnswIndex:
+class HnswIndex(SavedIndex):
     """HNSW cosine search; ``m`` and ``ef_construction`` are fixed when the graph is created, ``ef_search`` is not."""
+
+    MANIFEST, KIND, VERSION, PREFIX, SUFFIX = MANIFEST, KIND, VERSION, "hnsw", ".bin"
 
     def __init__(
         self,
@@ -68,28 +65,18 @@ class HnswIndex:
         """Open the index saved in ``path`` (none yet: empty); ``fresh`` ignores it and the next save replaces it."""
         if m < 2 or ef_construction < 1 or ef_search < 1:
             raise InvalidInput(f"bad HNSW parameters m={m}, ef_construction={ef_construction}, ef_search={ef_search}")
-        self._dim = check_dim(dim)
-        self._path = Path(path) if path is not None else None
+        super().__init__(dim, path, fresh)
         self._m, self._ef_construction, self.ef_search = m, ef_construction, ef_search
         self._lib = _hnswlib()
         self._key: dict[str, int] = {}
         self._id: dict[int, str] = {}
         self._next_key = 0
-        self._lock = threading.RLock()
-        self._dirty = fresh
         self._graph = self._empty_graph(INITIAL_CAPACITY)
         if self._path is not None and not fresh:
             self._load(self._path)
 
-    @property
-    def dim(self) -> int:
-        return self._dim
-
-    def __len__(self) -> int:
-        return len(self._key)
-
-    def __contains__(self, id_: object) -> bool:
-        return id_ in self._key
+    def _members(self) -> dict[str, int]:
+        return self._key
 
     def upsert(self, ids: Sequence[str], vectors: Vector) -> None:
         ids, rows = unit_rows(ids, vectors, self._dim)
@@ -143,37 +130,21 @@ class HnswIndex:
             keys = [self._key[i] for i in ids]
             return ids, np.asarray(self._graph.get_items(keys, return_type="numpy"), dtype=np.float32)
 
-    def save(self) -> None:
-        if self._path is None:
-            return
-        with self._lock:
-            if not self._dirty:
-                return
-            self._path.mkdir(parents=True, exist_ok=True)
-            data_name = new_data_name("hnsw", ".bin")
-            target = self._path / data_name
-            try:
-                self._graph.save_index(str(target))
-                with target.open("rb+") as f:
-                    os.fsync(f.fileno())
-            except BaseException:
-                target.unlink(missing_ok=True)
-                raise
-            manifest = {
-                "kind": KIND,
-                "version": VERSION,
-                "dim": self._dim,
-                "m": self._m,
-                "ef_construction": self._ef_construction,
-                "data": data_name,
-                "bytes": target.stat().st_size,
-                "next_key": self._next_key,
-                "ids": list(self._key),
-                "keys": list(self._key.values()),
-            }
-            write_manifest(self._path, MANIFEST, manifest)
-            remove_stale(self._path, "hnsw", ".bin", keep=data_name)
-            self._dirty = False
+    def _write_data(self, target: Path) -> dict[str, Any]:
+        try:
+            self._graph.save_index(str(target))
+            with target.open("rb+") as f:
+                os.fsync(f.fileno())
+        except BaseException:
+            target.unlink(missing_ok=True)
+            raise
+        return {
+            "m": self._m,
+            "ef_construction": self._ef_construction,
+            "next_key": self._next_key,
+            "ids": list(self._key),
+            "keys": list(self._key.values()),
+        }
 
     def _threads(self, n: int) -> int:
         return -1 if n >= PARALLEL_ADD else 1
@@ -184,11 +155,6 @@ class HnswIndex:
             max_elements=capacity, M=self._m, ef_construction=self._ef_construction, allow_replace_deleted=True
         )
         return graph
-
-    @staticmethod
-    def discard(path: Path) -> None:
-        """Delete an index of this kind saved in ``path`` (other files there are left alone)."""
-        erase_saved(path, MANIFEST, "hnsw", ".bin")
 
     def _reserve(self, n_new: int) -> None:
         """Grow the graph so ``n_new`` inserts fit (they fill deleted slots first)."""
