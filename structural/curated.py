@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..errors import InvalidInput
-from .base import ENTITY, RELATED, EdgeRow
+from .base import ENTITY, RELATED, EdgeRow, ExtractedEntity, ExtractedRelation
 from .resolution import entity_id, normalise_name, relation_id
 from .texts import SYMMETRIC_TYPES, content_hash, entity_text, relation_text
 
@@ -20,24 +20,10 @@ if TYPE_CHECKING:
     from .knowledge import StructuralKB
 
 
-@dataclass(frozen=True, slots=True)
-class EntitySpec:
-    """A curated entity for :meth:`StructuralKB.insert_graph` (LightRAG's custom-KG insert)."""
-
-    name: str
-    type: str = "concept"
-    description: str = ""
-    iri: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class RelationSpec:
-    src: str  # entity names
-    dst: str
-    type: str = "related_to"
-    keywords: tuple[str, ...] = ()
-    description: str = ""
-    weight: float = 1.0
+# A curated entity or relation carries exactly what an extractor yields for one (name, type, description,
+# IRI; ends, type, keywords, description, weight): one record type serves both.
+EntitySpec = ExtractedEntity
+RelationSpec = ExtractedRelation
 
 
 @dataclass(slots=True)
