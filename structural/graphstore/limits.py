@@ -33,19 +33,27 @@ def sort_key(edge: Edge, order_by: str | None) -> tuple[float, str]:
     return (-order_value(edge.props, order_by), edge.id)
 
 
-def heaviest(edges: Iterable[Edge], limit: int, order_by: str | None) -> list[Edge]:
+def heaviest(edges: Iterable[Edge], limit: int | None, order_by: str | None) -> list[Edge]:
+    """``edges`` highest ``order_by`` first (ties by id), the first ``limit`` (all for ``None``)."""
     return sorted(edges, key=lambda e: sort_key(e, order_by))[:limit]
+
+
+def by_end(edges: Iterable[Edge], ids: Iterable[str]) -> dict[str, list[Edge]]:
+    """Each of ``ids`` -> the ``edges`` that end at it (a self-loop once)."""
+    incident: dict[str, list[Edge]] = {i: [] for i in ids}
+    for e in edges:
+        for end in dict.fromkeys((e.src, e.dst)):
+            found = incident.get(end)
+            if found is not None:
+                found.append(e)
+    return incident
 
 
 def cap_per_node(sub: Subgraph, ids: Sequence[str], limit: int, order_by: str | None) -> Subgraph:
     """``sub`` (a depth-1 neighbourhood of ``ids``) keeping each node's ``limit`` heaviest relationships."""
     wanted = set(ids)
-    incident: dict[str, list[Edge]] = {}
-    for e in sub.edges:
-        for end in {e.src, e.dst} & wanted:
-            incident.setdefault(end, []).append(e)
     kept: dict[tuple[str, str], Edge] = {}
-    for edges in incident.values():
+    for edges in by_end(sub.edges, wanted).values():
         for e in heaviest(edges, limit, order_by):
             kept[(e.type, e.id)] = e
     reached = wanted | {x for e in kept.values() for x in (e.src, e.dst)}
@@ -68,14 +76,9 @@ def incident_lists(
     for stores that do not keep their records in process."""
     sub = graph.neighbourhood(label, ids, depth=1, rel_types=[rel_type], props=props, limit=limit, order_by=order_by)
     wanted = [i for i in dict.fromkeys(ids) if (n := sub.nodes.get(i)) is not None and n.label == label]
-    by_node: dict[str, list[Edge]] = {i: [] for i in wanted}
-    for e in sub.edges:
-        for end in dict.fromkeys((e.src, e.dst)):
-            if end in by_node:
-                by_node[end].append(e)
     out: dict[str, list[tuple[Edge, Node]]] = {}
-    for node, edges in by_node.items():
-        ordered = sorted(edges, key=lambda e: sort_key(e, order_by))
+    for node, edges in by_end(sub.edges, wanted).items():
+        ordered = heaviest(edges, None, order_by)
         pairs = [(e, n) for e in ordered if (n := sub.nodes.get(e.dst if e.src == node else e.src)) is not None]
         out[node] = pairs[:limit] if limit is not None else pairs
     return out

@@ -279,7 +279,6 @@ class EgoNetwork:
     """G_q with its edges as index arrays, ready for propagation."""
 
     ids: list[str]
-    index: dict[str, int]
     edges: list[Edge]
     src: npt.NDArray[np.intp]
     dst: npt.NDArray[np.intp]
@@ -343,7 +342,7 @@ class _Growth:
         src = np.fromiter((index[e.src] for e in edge_list), dtype=np.intp, count=count)
         dst = np.fromiter((index[e.dst] for e in edge_list), dtype=np.intp, count=count)
         weights = np.fromiter((w for _, w in edges.values()), dtype=np.float64, count=count)
-        return EgoNetwork(ids, index, edge_list, src, dst, weights, members)
+        return EgoNetwork(ids, edge_list, src, dst, weights, members)
 
 
 def build_egos(
