@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import itertools
 import math
-import threading
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, NamedTuple
 
@@ -29,6 +28,7 @@ import numpy.typing as npt
 
 from ..base import Edge, Node
 from .fusion import query_words
+from .memo import BoundedMemo
 
 FloatArray = npt.NDArray[np.float64]
 ENTITY_KIND, RELATION_KIND, CHUNK_KIND = "E", "R", "C"
@@ -103,20 +103,13 @@ class CandidateFactory:
     first once ``capacity`` is reached. One factory per retriever, whose token counter fills the entries."""
 
     def __init__(self, capacity: int = 65_536) -> None:
-        self._capacity = max(1, capacity)
-        self._memo: dict[tuple[Any, ...], Entry] = {}
-        self._lock = threading.Lock()
+        self._memo: BoundedMemo[tuple[Any, ...], Entry] = BoundedMemo(capacity)
 
     def _build(self, key: tuple[Any, ...], make: Callable[[], tuple[str, str]]) -> Entry:
         entry = self._memo.get(key)
         if entry is None:
             entry = Entry(*make())
-            with self._lock:
-                memo = self._memo
-                if len(memo) >= self._capacity:
-                    for old in list(itertools.islice(memo, max(1, self._capacity // 4))):
-                        memo.pop(old, None)
-                memo[key] = entry
+            self._memo.put(key, entry)
         return entry
 
     def entity(self, node: Node, centrality: float) -> Candidate:

@@ -27,9 +27,7 @@ left out too.
 
 from __future__ import annotations
 
-import itertools
 import math
-import threading
 from collections.abc import Container, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -41,6 +39,7 @@ from ..base import ENTITY, RELATED, Edge, GraphStore, Node, SharedRecords
 from ..feedback import effective_attention, number
 from ..graphstore.limits import incident_lists
 from ..settings import RetrievalConfig
+from .memo import BoundedMemo
 
 EGO_PROPS = ("domain", "w_struct", "w_attn", "attn_epoch")
 # what the result and the context read from an entity that reaches them
@@ -88,21 +87,14 @@ class AdjacencyMemo:
     it is rebuilt otherwise. At most ``capacity`` entries; the oldest quarter goes when it is full."""
 
     def __init__(self, capacity: int = 262_144) -> None:
-        self._capacity = max(1, capacity)
-        self._memo: dict[str, tuple[object, Adjacency]] = {}
-        self._lock = threading.Lock()
+        self._memo: BoundedMemo[str, tuple[object, Adjacency]] = BoundedMemo(capacity)
 
     def get(self, node: str, source: object) -> Adjacency | None:
         entry = self._memo.get(node)
         return entry[1] if entry is not None and entry[0] is source else None
 
     def put(self, node: str, source: object, adjacency: Adjacency) -> None:
-        with self._lock:
-            memo = self._memo
-            if len(memo) >= self._capacity and node not in memo:
-                for old in list(itertools.islice(memo, max(1, self._capacity // 4))):
-                    memo.pop(old, None)
-            memo[node] = (source, adjacency)
+        self._memo.put(node, (source, adjacency))
 
 
 def shared_adjacency(
