@@ -15,12 +15,17 @@ import time
 
 from pyoxigraph import NamedNode, Quad
 
+from bench.common import shared
+from hybridkg.semantic.base import ShapeValidator
 from hybridkg.semantic.kb import KnowledgeBase
 from hybridkg.semantic.reasoning.factory import make_reasoner
+from hybridkg.semantic.settings import ReasoningConfig, StoreConfig, ValidationConfig, ValidatorEngine
 from hybridkg.semantic.store.factory import make_store
 from hybridkg.semantic.validation.factory import make_validator
 
-from .common import shared
+
+def _validator(engine: str = "pyshacl") -> ShapeValidator:
+    return make_validator(ValidationConfig(engine=ValidatorEngine(engine)))
 
 UB = "http://www.lehigh.edu/~zhp2/2004/0401/univ-bench.owl#"
 RDF_TYPE = NamedNode("http://www.w3.org/1999/02/22-rdf-syntax-ns#type")
@@ -47,7 +52,9 @@ def main() -> None:
     ap.add_argument("--engine", default="reasonable")
     args = ap.parse_args()
     lubm = shared("lubm")
-    kb = KnowledgeBase(make_store("memory"), reasoner=make_reasoner(args.engine), validator=make_validator("pyshacl"))
+    kb = KnowledgeBase(make_store(StoreConfig(backend="memory")),
+                       reasoner=make_reasoner(ReasoningConfig(engine=args.engine)),
+                       validator=_validator("pyshacl"))
     t0 = time.perf_counter()
     kb.load(lubm / "univ-bench.ttl", graph="urn:lubm:ontology")
     kb.load(lubm / "lubm1-University0.nt", graph="urn:lubm:data", bulk=True)

@@ -13,17 +13,24 @@ import json
 import statistics
 import time
 
+from bench.common import shared
+from hybridkg.semantic.base import ShapeValidator
 from hybridkg.semantic.kb import KnowledgeBase
 from hybridkg.semantic.reasoning.factory import make_reasoner
+from hybridkg.semantic.settings import ReasoningConfig, StoreConfig, ValidationConfig, ValidatorEngine
 from hybridkg.semantic.store.factory import make_store
 from hybridkg.semantic.validation.factory import make_validator
 
-from .common import shared
+
+def _validator(engine: str = "pyshacl") -> ShapeValidator:
+    return make_validator(ValidationConfig(engine=ValidatorEngine(engine)))
 
 
 def load_and_materialise(engine: str) -> tuple[float, int, int]:
     lubm = shared("lubm")
-    kb = KnowledgeBase(make_store("memory"), reasoner=make_reasoner(engine), validator=make_validator("pyshacl"))
+    kb = KnowledgeBase(make_store(StoreConfig(backend="memory")),
+                       reasoner=make_reasoner(ReasoningConfig(engine=engine)),
+                       validator=_validator("pyshacl"))
     start = time.perf_counter()
     kb.load(lubm / "univ-bench.ttl", graph="urn:lubm:ontology")
     kb.load(lubm / "lubm1-University0.nt", graph="urn:lubm:data", bulk=True)
@@ -43,7 +50,7 @@ def materialise_only(engine: str) -> float:
     lubm = shared("lubm")
     triples = [q.triple for q in parse(path=lubm / "univ-bench.ttl", format=RdfFormat.TURTLE)]
     triples += [q.triple for q in parse(path=lubm / "lubm1-University0.nt", format=RdfFormat.N_TRIPLES)]
-    reasoner = make_reasoner(engine)
+    reasoner = make_reasoner(ReasoningConfig(engine=engine))
     start = time.perf_counter()
     reasoner.materialize(triples)
     return time.perf_counter() - start

@@ -31,8 +31,8 @@ from typing import Any
 import numpy as np
 from tqdm import tqdm
 
-from .common import REPO, shared
-from .retrieval_data import Dataset, metaqa, name_key, synthetic
+from bench.common import REPO, shared
+from bench.retrieval_data import Dataset, metaqa, name_key, synthetic
 
 MODES = ("local", "global", "hybrid", "naive", "mix")
 HEADLINE = "local"

@@ -13,6 +13,7 @@ import time
 
 from pyoxigraph import Literal, NamedNode, RdfFormat, Triple, parse
 
+from hybridkg.semantic.settings import ValidationConfig
 from hybridkg.semantic.validation.factory import make_validator
 
 EX = "http://example.org/"
@@ -60,7 +61,7 @@ def main() -> None:
     times: dict[str, float] = {}
     results: dict[str, int] = {}
     for name in ("auto", "pyshacl"):
-        v = make_validator(name)
+        v = make_validator(ValidationConfig(engine=name))
         runs = []
         for _ in range(args.runs):
             t = time.perf_counter()

@@ -91,13 +91,6 @@ class TripleStore(Protocol):
 # --------------------------------------------------------------------------- reasoning
 
 
-class ReasonerEngine(StrEnum):
-    """The OWL 2 RL engines hybridkg ships."""
-
-    REASONABLE = "reasonable"
-    OWLRL = "owlrl"
-
-
 @dataclass(frozen=True)
 class InferenceDelta:
     """How the inferred set changed after asserted triples were added or removed."""

@@ -13,7 +13,7 @@ from pathlib import Path
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from ..errors import InvalidInput, NotFound
+from hybridkg.errors import InvalidInput, NotFound
 
 BUNDLED_ONTOLOGY_DIR = Path(__file__).resolve().parent.parent / "ontology"
 BUNDLED_POLICY = BUNDLED_ONTOLOGY_DIR / "domains.yaml"

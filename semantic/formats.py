@@ -15,7 +15,8 @@ from typing import IO, BinaryIO
 
 from pyoxigraph import BlankNode, DefaultGraph, NamedNode, Quad, RdfFormat, parse, serialize
 
-from ..errors import InputTooLarge, InvalidInput, ParseError, UnsupportedFormat
+from hybridkg.errors import InputTooLarge, InvalidInput, ParseError, UnsupportedFormat
+from hybridkg.semantic.settings import DEFAULT_MAX_BYTES
 
 #: Accepted format names (and file extensions) -> pyoxigraph format.
 FORMAT_NAMES: dict[str, RdfFormat] = {
@@ -38,7 +39,6 @@ FORMAT_NAMES: dict[str, RdfFormat] = {
 }
 
 #: Default maximum input size: 1 GiB.
-DEFAULT_MAX_BYTES = 1 << 30
 
 Source = bytes | str | Path | BinaryIO
 

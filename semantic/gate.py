@@ -11,9 +11,9 @@ from functools import cached_property
 
 from pyoxigraph import NamedNode, Quad, RdfFormat, Triple
 
-from .base import Reasoner, Severity, ShapeValidator, TripleStore, ValidationReport, ValidationResult
-from .domains import Domain
-from .formats import parse_document
+from hybridkg.semantic.base import Reasoner, Severity, ShapeValidator, TripleStore, ValidationReport, ValidationResult
+from hybridkg.semantic.domains import Domain
+from hybridkg.semantic.formats import parse_document
 
 
 class DomainShapes:

@@ -19,8 +19,8 @@ from typing import BinaryIO
 
 from pyoxigraph import DefaultGraph, NamedNode, Quad, RdfFormat, Triple
 
-from ..errors import InvalidInput, ShapeViolation
-from .base import (
+from hybridkg.errors import InvalidInput, ShapeViolation
+from hybridkg.semantic.base import (
     INFERRED_GRAPH,
     ChangeListener,
     ChangeSet,
@@ -33,11 +33,12 @@ from .base import (
     TripleStore,
     ValidationResult,
 )
-from .domains import Domain, DomainPolicy
-from .formats import DEFAULT_MAX_BYTES, parse_document, resolve_format, serialize_triples
-from .gate import DomainShapes, as_warnings, check_write
-from .perf import gc_paused
-from .storeview import StoreGraphView
+from hybridkg.semantic.domains import Domain, DomainPolicy
+from hybridkg.semantic.formats import parse_document, resolve_format, serialize_triples
+from hybridkg.semantic.gate import DomainShapes, as_warnings, check_write
+from hybridkg.semantic.perf import gc_paused
+from hybridkg.semantic.settings import DEFAULT_MAX_BYTES
+from hybridkg.semantic.storeview import StoreGraphView
 
 log = logging.getLogger(__name__)
 
@@ -372,7 +373,7 @@ class KnowledgeBase:
         return self.store.query(sparql, default_graphs=self.asserted_graphs())
 
     def explain(self, triple: Triple) -> Explanation:
-        from .reasoning.explain import explain
+        from hybridkg.semantic.reasoning.explain import explain
 
         return explain(triple, StoreGraphView(self.store))
 

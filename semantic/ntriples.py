@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pyoxigraph import RdfFormat, Triple, parse
 
-from ..errors import InvalidInput
+from hybridkg.errors import InvalidInput
 
 
 def parse_triple(text: str) -> Triple:

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 from pyoxigraph import NamedNode, Triple
 
-from .base import INFERRED_GRAPH, Object, Subject, TripleStore
+from hybridkg.semantic.base import INFERRED_GRAPH, Object, Subject, TripleStore
 
 
 class StoreGraphView:

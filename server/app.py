@@ -6,26 +6,24 @@ from collections.abc import Sequence
 
 from pyoxigraph import Literal, NamedNode
 
-from ..semantic.base import INFERRED_GRAPH
-from ..semantic.domains import DomainPolicy
-from ..semantic.kb import KnowledgeBase
-from ..semantic.reasoning.factory import make_reasoner
-from ..semantic.store.factory import make_store
-from ..semantic.validation.factory import make_validator
-from ..structural.base import KnownEntity
-from ..structural.knowledge import StructuralKB, known_from_rows
-from .config import Settings
+from hybridkg.semantic.base import INFERRED_GRAPH
+from hybridkg.semantic.domains import DomainPolicy
+from hybridkg.semantic.kb import KnowledgeBase
+from hybridkg.semantic.reasoning.factory import make_reasoner
+from hybridkg.semantic.store.factory import make_store
+from hybridkg.semantic.validation.factory import make_validator
+from hybridkg.server.config import Settings
+from hybridkg.structural.base import KnownEntity
+from hybridkg.structural.knowledge import StructuralKB, known_from_rows
 
 
 def open_knowledge_base(settings: Settings) -> KnowledgeBase:
-    s = settings.store
-    store = make_store(s.backend, path=s.path, query_url=s.query_url, update_url=s.update_url)
     return KnowledgeBase(
-        store,
-        reasoner=make_reasoner(settings.reasoning.engine),
-        validator=make_validator(settings.validation.engine),
+        make_store(settings.store),
+        reasoner=make_reasoner(settings.reasoning),
+        validator=make_validator(settings.validation),
         policy=DomainPolicy.load(settings.domains.policy),
-        max_input_bytes=s.max_input_bytes,
+        max_input_bytes=settings.store.max_input_bytes,
     )
 
 

@@ -12,9 +12,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from ..errors import HybridKGError, InvalidInput, ShapeViolation
-from ..semantic.store.factory import StoreBackend
-from .config import Settings, load_settings
+from hybridkg.errors import HybridKGError, InvalidInput, ShapeViolation
+from hybridkg.semantic.settings import StoreBackend
+from hybridkg.server.config import Settings, load_settings
 
 EXIT_OK, EXIT_VIOLATES, EXIT_ERROR = 0, 1, 2
 
@@ -57,7 +57,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-inference", action="store_true", help="validate the data as written, without its closure")
     p.add_argument("data", nargs="+", metavar="DATA")
 
-    from .cli_structural import add_parsers
+    from hybridkg.server.cli_structural import add_parsers
 
     add_parsers(sub, _common)
 
@@ -75,7 +75,7 @@ def _settings(args: argparse.Namespace) -> Settings:
 
 
 def _open(args: argparse.Namespace) -> Any:
-    from .app import open_knowledge_base
+    from hybridkg.server.app import open_knowledge_base
 
     return open_knowledge_base(_settings(args))
 
@@ -115,9 +115,10 @@ def cmd_reason(args: argparse.Namespace) -> int:
     kb = _open(args)
     reasoner = None
     if args.engine:
-        from ..semantic.reasoning.factory import make_reasoner
+        from hybridkg.semantic.reasoning.factory import make_reasoner
+        from hybridkg.semantic.settings import ReasoningConfig
 
-        reasoner = make_reasoner(args.engine)
+        reasoner = make_reasoner(ReasoningConfig(engine=args.engine))
     result = kb.reason(reasoner)
     kb.flush()
     if args.json:
@@ -138,7 +139,7 @@ def _read_query(text: str) -> str:
 
 
 def cmd_sparql(args: argparse.Namespace) -> int:
-    from .sparql_json import ntriples, results_json
+    from hybridkg.server.sparql_json import ntriples, results_json
 
     kb = _open(args)
     result = kb.query(_read_query(args.query), inference=not args.no_inference)
@@ -150,7 +151,7 @@ def cmd_sparql(args: argparse.Namespace) -> int:
 
 
 def cmd_explain(args: argparse.Namespace) -> int:
-    from ..semantic.ntriples import parse_triple
+    from hybridkg.semantic.ntriples import parse_triple
 
     kb = _open(args)
     _print_json(kb.explain(parse_triple(args.triple)).to_json())
@@ -160,9 +161,9 @@ def cmd_explain(args: argparse.Namespace) -> int:
 def cmd_validate(args: argparse.Namespace) -> int:
     from pyoxigraph import NamedNode, Triple
 
-    from ..semantic.formats import parse_document, resolve_format
-    from ..semantic.reasoning.factory import make_reasoner
-    from ..semantic.validation.factory import make_validator
+    from hybridkg.semantic.formats import parse_document, resolve_format
+    from hybridkg.semantic.reasoning.factory import make_reasoner
+    from hybridkg.semantic.validation.factory import make_validator
 
     settings = _settings(args)
     graph = NamedNode("urn:hybridkg:validate")
@@ -176,14 +177,14 @@ def cmd_validate(args: argparse.Namespace) -> int:
         kb = _open(args)
         data.update(q.triple for q in kb.store.quads())
     if not args.no_inference:
-        data |= make_reasoner(settings.reasoning.engine).materialize(data)
-    report = make_validator(settings.validation.engine).validate(data, shapes)
+        data |= make_reasoner(settings.reasoning).materialize(data)
+    report = make_validator(settings.validation).validate(data, shapes)
     _print_json(report.to_json())
     return EXIT_OK if report.conforms else EXIT_VIOLATES
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
-    from .demo import run_demo
+    from hybridkg.server.demo import run_demo
 
     settings = _settings(args)
     if not args.store and not args.config:
@@ -193,7 +194,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 def _structural(name: str) -> Any:
     def run(args: argparse.Namespace) -> int:
-        from . import cli_structural
+        from hybridkg.server import cli_structural
 
         command = getattr(cli_structural, f"cmd_{name}")
         return int(command(args, _settings(args), _print_json))

@@ -10,8 +10,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ..errors import InvalidInput
-from ..structural.settings import Mode
+from hybridkg.errors import InvalidInput
+from hybridkg.structural.settings import Mode
 
 
 def add_parsers(sub: Any, common: Any) -> None:
@@ -48,7 +48,7 @@ def doc_id_for(path: Path) -> str:
 
 
 def _open_structural(settings: Any, domains: tuple[str, ...] = ()) -> Any:
-    from .app import open_knowledge_base, open_structural
+    from hybridkg.server.app import open_knowledge_base, open_structural
 
     kb = open_knowledge_base(settings) if domains else None
     return open_structural(settings, kb, domains)
@@ -57,7 +57,7 @@ def _open_structural(settings: Any, domains: tuple[str, ...] = ()) -> Any:
 def cmd_docs(args: argparse.Namespace, settings: Any, print_json: Any) -> int:
     from tqdm import tqdm
 
-    from ..semantic.domains import DomainPolicy
+    from hybridkg.semantic.domains import DomainPolicy
 
     DomainPolicy.load(settings.domains.policy).get(args.domain)
     if args.id and len(args.files) != 1:

@@ -17,45 +17,11 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from ..errors import InvalidInput
-from ..semantic.base import ReasonerEngine
-from ..semantic.formats import DEFAULT_MAX_BYTES
-from ..semantic.store.factory import StoreBackend
-from ..structural.settings import StructuralConfig
+from hybridkg.errors import InvalidInput
+from hybridkg.semantic.settings import DomainsConfig, ReasoningConfig, StoreConfig, ValidationConfig
+from hybridkg.structural.settings import StructuralConfig
 
 ENV_PREFIX = "HYBRIDKG_"
-
-
-class StoreConfig(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    backend: StoreBackend = Field(
-        StoreBackend.EMBEDDED, description="embedded (on-disk pyoxigraph), memory, or remote (SPARQL 1.1 endpoint)."
-    )
-    path: Path = Field(Path("hybridkg-store"), description="Directory of the embedded store.")
-    query_url: str | None = Field(None, description="SPARQL query endpoint URL (remote backend).")
-    update_url: str | None = Field(None, description="SPARQL update endpoint URL (remote backend).")
-    max_input_bytes: int = Field(DEFAULT_MAX_BYTES, gt=0, description="Largest document a load accepts, in bytes.")
-
-
-class ReasoningConfig(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    engine: ReasonerEngine = Field(
-        ReasonerEngine.REASONABLE, description="OWL 2 RL engine: reasonable (fast, default) or owlrl (reference)."
-    )
-
-
-class ValidationConfig(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    engine: str = Field("auto", description="SHACL engine: auto (turbo where it agrees, else pyshacl), pyshacl, turbo.")
-
-
-class DomainsConfig(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    policy: Path | None = Field(None, description="Domain policy file; default: the bundled ontology/domains.yaml.")
 
 
 class Settings(BaseModel):
@@ -111,4 +77,7 @@ def load_settings(path: str | Path | None = None, environ: Mapping[str, str] | N
     try:
         return Settings.model_validate(raw)
     except ValidationError as e:
-        raise InvalidInput(f"invalid configuration: {e}") from e
+        problems = "; ".join(
+            f"{'.'.join(str(part) for part in err['loc'])}: {err['msg']} (got {err['input']!r})" for err in e.errors()
+        )
+        raise InvalidInput(f"invalid configuration: {problems}; fix the config file or HYBRIDKG_* variable") from e

@@ -12,11 +12,11 @@ import time
 
 from pyoxigraph import NamedNode, Triple
 
-from ..errors import ShapeViolation
-from ..semantic.base import Explanation, QueryResult
-from ..semantic.kb import KnowledgeBase
-from .app import open_knowledge_base
-from .config import Settings
+from hybridkg.errors import ShapeViolation
+from hybridkg.semantic.base import Explanation, QueryResult
+from hybridkg.semantic.kb import KnowledgeBase
+from hybridkg.server.app import open_knowledge_base
+from hybridkg.server.config import Settings
 
 PREFIXES = """PREFIX rdf: <http://www.w3.org/1999/02/22-rdf-syntax-ns#>
 PREFIX rdfs: <http://www.w3.org/2000/01/rdf-schema#>
@@ -130,7 +130,7 @@ def run_demo(settings: Settings) -> int:
     _section("Why? One explanation (derivation tree down to asserted triples)")
     print("\n".join(_tree(kb.explain(EXPLAIN))))
 
-    from .demo_structural import run_structural_demo
+    from hybridkg.server.demo_structural import run_structural_demo
 
     run_structural_demo(settings, kb, _section)
     print(f"\ndone in {time.perf_counter() - start:.2f} s")

@@ -6,12 +6,12 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
-from ..semantic.kb import KnowledgeBase
-from ..semantic.store.factory import StoreBackend
-from ..structural.knowledge import StructuralKB
-from ..structural.settings import Mode
-from .app import open_structural
-from .config import Settings
+from hybridkg.semantic.kb import KnowledgeBase
+from hybridkg.semantic.settings import StoreBackend
+from hybridkg.server.app import open_structural
+from hybridkg.server.config import Settings
+from hybridkg.structural.knowledge import StructuralKB
+from hybridkg.structural.settings import Mode
 
 QUESTIONS: list[tuple[Mode, str]] = [
     (Mode.LOCAL, "Who leads the vector search pilot at Helios?"),

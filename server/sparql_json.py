@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pyoxigraph import BlankNode, Literal, NamedNode, Triple
 
-from ..semantic.base import QueryResult, Term
+from hybridkg.semantic.base import QueryResult, Term
 
 _XSD_STRING = "http://www.w3.org/2001/XMLSchema#string"
 _RDF_LANGSTRING = "http://www.w3.org/1999/02/22-rdf-syntax-ns#langString"

@@ -11,13 +11,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ..errors import InvalidInput
-from .base import ENTITY, RELATED, EdgeRow, ExtractedEntity, ExtractedRelation
-from .resolution import entity_id, normalise_name, relation_id
-from .texts import SYMMETRIC_TYPES, content_hash, entity_text, relation_text
+from hybridkg.errors import InvalidInput
+from hybridkg.structural.base import ENTITY, RELATED, EdgeRow, ExtractedEntity, ExtractedRelation
+from hybridkg.structural.resolution import entity_id, normalise_name, relation_id
+from hybridkg.structural.texts import SYMMETRIC_TYPES, content_hash, entity_text, relation_text
 
 if TYPE_CHECKING:
-    from .knowledge import StructuralKB
+    from hybridkg.structural.knowledge import StructuralKB
 
 
 # A curated entity or relation carries exactly what an extractor yields for one (name, type, description,

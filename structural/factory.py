@@ -11,12 +11,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..errors import InvalidInput
-from .base import CHUNK, ENTITY, RELATED, Embedder, Extractor, GraphStore, KnownEntity, VectorIndex
-from .settings import ExtractorConfig, ExtractorKind, GraphBackend, StructuralConfig, VectorBackend
+from hybridkg.errors import InvalidInput
+from hybridkg.structural.base import CHUNK, ENTITY, RELATED, Embedder, Extractor, GraphStore, KnownEntity, VectorIndex
+from hybridkg.structural.settings import ExtractorConfig, ExtractorKind, GraphBackend, StructuralConfig, VectorBackend
 
 if TYPE_CHECKING:
-    from .knowledge import StructuralKB
+    from hybridkg.structural.knowledge import StructuralKB
 
 MANIFEST = "manifest.json"
 
@@ -24,11 +24,11 @@ MANIFEST = "manifest.json"
 def make_extractor(config: ExtractorConfig, known: Sequence[KnownEntity] = ()) -> Extractor:
     match config.kind:
         case ExtractorKind.OFFLINE:
-            from .extract.offline import OfflineExtractor
+            from hybridkg.structural.extract.offline import OfflineExtractor
 
             return OfflineExtractor(known)
         case ExtractorKind.LLM:
-            from .extract.llm import LLMExtractor
+            from hybridkg.structural.extract.llm import LLMExtractor
 
             if not config.base_url or not config.model:
                 raise InvalidInput(
@@ -59,13 +59,13 @@ def _check_manifest(path: Path, config: StructuralConfig, embedder: Embedder) ->
 def make_vectors(config: StructuralConfig, path: Path, dim: int, graph: GraphStore) -> tuple[VectorIndex, ...]:
     """Entity, relation and chunk indexes; persisted under ``path/vectors`` unless the graph itself is
     in memory (vectors outliving their graph would be stale)."""
-    from .vectors.factory import make_vector_index
+    from hybridkg.structural.vectors.factory import make_vector_index
 
     out: list[VectorIndex] = []
     for name, target in (("entities", ENTITY), ("relations", RELATED), ("chunks", CHUNK)):
         native = None
         if config.vectors.backend == VectorBackend.NATIVE:
-            from .vectors.native import NativeVectorIndex
+            from hybridkg.structural.vectors.native import NativeVectorIndex
 
             native = NativeVectorIndex(graph, target, dim, config.vectors)
         where = None if config.graph.backend == GraphBackend.MEMORY else path / "vectors" / name
@@ -80,9 +80,9 @@ def build(
     known: Sequence[KnownEntity] = (),
     embedder: Embedder | None = None,
 ) -> StructuralKB:
-    from .embedding.factory import make_embedder
-    from .graphstore.factory import make_graph_store
-    from .knowledge import StructuralKB, VectorSet
+    from hybridkg.structural.embedding.factory import make_embedder
+    from hybridkg.structural.graphstore.factory import make_graph_store
+    from hybridkg.structural.knowledge import StructuralKB, VectorSet
 
     path = Path(path)
     path.mkdir(parents=True, exist_ok=True)
@@ -97,7 +97,7 @@ def build(
         raise
     graph: GraphStore = primary
     if config.graph.mirror and config.graph.backend != GraphBackend.MEMORY:
-        from .graphstore.mirror import MirroredGraphStore
+        from hybridkg.structural.graphstore.mirror import MirroredGraphStore
 
         graph = MirroredGraphStore(primary)
     return StructuralKB(graph, VectorSet(entities, relations, chunks), emb, extractor, config)

@@ -23,9 +23,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import InvalidInput, NotFound
-from .base import ENTITY, RELATED, EdgeRow, GraphStore
-from .settings import FeedbackConfig
+from hybridkg.errors import InvalidInput, NotFound
+from hybridkg.structural.base import ENTITY, RELATED, EdgeRow, GraphStore
+from hybridkg.structural.settings import FeedbackConfig
 
 META = "Meta"
 FEEDBACK_META_ID = "meta:feedback"

@@ -29,8 +29,8 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import InvalidInput, NotFound, Unsupported
-from .base import (
+from hybridkg.errors import InvalidInput, NotFound, Unsupported
+from hybridkg.structural.base import (
     CHUNK,
     DOCUMENT,
     ENTITY,
@@ -44,17 +44,17 @@ from .base import (
     Vector,
     VectorIndex,
 )
-from .curated import EntitySpec, GraphInsert, RelationSpec, insert_curated
-from .feedback import FeedbackLoop, FeedbackResult
-from .ingest.chunking import chunk_text
-from .ingest.documents import prepare_document
-from .ingest.tokenizer import Tokenizer
-from .provenance import ChunkClaims, EntityClaim, MergePlan, RelationClaim, plan_merge
-from .resolution import entity_id, merge_descriptions, normalise_name, relation_id
-from .retrieval.engine import Retriever
-from .retrieval.results import RetrievalResult
-from .settings import Mode, StructuralConfig
-from .texts import SYMMETRIC_TYPES, content_hash, entity_text, relation_text
+from hybridkg.structural.curated import EntitySpec, GraphInsert, RelationSpec, insert_curated
+from hybridkg.structural.feedback import FeedbackLoop, FeedbackResult
+from hybridkg.structural.ingest.chunking import chunk_text
+from hybridkg.structural.ingest.documents import prepare_document
+from hybridkg.structural.ingest.tokenizer import Tokenizer
+from hybridkg.structural.provenance import ChunkClaims, EntityClaim, MergePlan, RelationClaim, plan_merge
+from hybridkg.structural.resolution import entity_id, merge_descriptions, normalise_name, relation_id
+from hybridkg.structural.retrieval.engine import Retriever
+from hybridkg.structural.retrieval.results import RetrievalResult
+from hybridkg.structural.settings import Mode, StructuralConfig
+from hybridkg.structural.texts import SYMMETRIC_TYPES, content_hash, entity_text, relation_text
 
 _TOKEN_RE = re.compile(r"\w+|[^\w\s]")
 _DOMAIN_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
@@ -174,7 +174,7 @@ class StructuralKB:
         embedder: Embedder | None = None,
     ) -> StructuralKB:
         """Open (or create) the structural store under ``path`` with the backends ``config`` names."""
-        from .factory import build
+        from hybridkg.structural.factory import build
 
         return build(config, path, known=known, embedder=embedder)
 

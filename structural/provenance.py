@@ -21,7 +21,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .resolution import merge_descriptions, merge_types
+from hybridkg.structural.resolution import merge_descriptions, merge_types
 
 KEYWORD_SEP = "\x1f"
 

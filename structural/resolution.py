@@ -20,7 +20,7 @@ import hashlib
 import re
 import unicodedata
 
-from ..errors import InvalidInput
+from hybridkg.errors import InvalidInput
 
 GENERIC_TYPE = "concept"
 

@@ -2,18 +2,15 @@
 
 from __future__ import annotations
 
-from hybridkg.errors import InvalidInput
-from hybridkg.semantic.base import Reasoner, ReasonerEngine
+from typing import assert_never
+
+from hybridkg.semantic.base import Reasoner
+from hybridkg.semantic.settings import ReasonerEngine, ReasoningConfig
 
 
-def make_reasoner(engine: ReasonerEngine | str = ReasonerEngine.REASONABLE) -> Reasoner:
-    """The reasoner for ``engine``: ``reasonable`` (default, fast) or ``owlrl`` (reference)."""
-    try:
-        choice = ReasonerEngine(engine)
-    except ValueError as e:
-        accepted = ", ".join(repr(str(m)) for m in ReasonerEngine)
-        raise InvalidInput(f"unknown reasoner engine {engine!r}; accepted: {accepted}") from e
-    match choice:
+def make_reasoner(config: ReasoningConfig) -> Reasoner:
+    """The reasoner ``config.engine`` names: ``reasonable`` (default, fast) or ``owlrl`` (reference)."""
+    match config.engine:
         case ReasonerEngine.REASONABLE:
             from hybridkg.semantic.reasoning.reasonable_engine import ReasonableReasoner
 
@@ -22,3 +19,5 @@ def make_reasoner(engine: ReasonerEngine | str = ReasonerEngine.REASONABLE) -> R
             from hybridkg.semantic.reasoning.owlrl_engine import OwlrlReasoner
 
             return OwlrlReasoner()
+        case _:
+            assert_never(config.engine)

@@ -15,11 +15,11 @@ from collections.abc import Iterator
 
 from pyoxigraph import NamedNode, Triple
 
-from ..base import GraphView, Object, Subject
-from ..vocab import (
+from hybridkg.semantic.base import GraphView, Object, Subject
+from hybridkg.semantic.vocab import (
     CLASS as OWL_CLASS,
 )
-from ..vocab import (
+from hybridkg.semantic.vocab import (
     DATATYPE_PROPERTY,
     EQ_CLASS,
     NOTHING,
@@ -29,7 +29,7 @@ from ..vocab import (
     THING,
     TYPE,
 )
-from ..vocab import (
+from hybridkg.semantic.vocab import (
     EQ_PROPERTY as EQ_PROPERTY,
 )
 

@@ -7,9 +7,9 @@ from pathlib import Path
 
 from pyoxigraph import BlankNode, NamedNode, Quad, Store
 
-from ...errors import BackendUnavailable, InvalidQuery
-from ..base import GraphName, Object, QueryResult, Subject
-from .results import to_query_result
+from hybridkg.errors import BackendUnavailable, InvalidQuery
+from hybridkg.semantic.base import GraphName, Object, QueryResult, Subject
+from hybridkg.semantic.store.results import to_query_result
 
 
 class OxigraphStore:

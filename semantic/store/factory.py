@@ -1,46 +1,35 @@
-"""Build a TripleStore from configuration."""
+"""Build a TripleStore from its settings section (backend modules are imported only when chosen)."""
 
 from __future__ import annotations
 
-from enum import StrEnum
-from pathlib import Path
+from typing import assert_never
 
-from ...errors import InvalidInput
-from ..base import TripleStore
-
-
-class StoreBackend(StrEnum):
-    EMBEDDED = "embedded"
-    MEMORY = "memory"
-    REMOTE = "remote"
+from hybridkg.errors import InvalidInput
+from hybridkg.semantic.base import TripleStore
+from hybridkg.semantic.settings import StoreBackend, StoreConfig
 
 
-def make_store(
-    backend: StoreBackend | str,
-    *,
-    path: str | Path | None = None,
-    query_url: str | None = None,
-    update_url: str | None = None,
-) -> TripleStore:
-    try:
-        kind = StoreBackend(backend)
-    except ValueError:
-        accepted = ", ".join(b.value for b in StoreBackend)
-        raise InvalidInput(f"unknown store backend {backend!r}; accepted: {accepted}") from None
-    match kind:
+def make_store(config: StoreConfig) -> TripleStore:
+    """The store ``config.backend`` names: embedded (in ``config.path``), memory, or remote."""
+    match config.backend:
         case StoreBackend.EMBEDDED:
-            from .embedded import OxigraphStore
+            from hybridkg.semantic.store.embedded import OxigraphStore
 
-            if path is None:
-                raise InvalidInput("the embedded store needs a directory (store.path or --store DIR)")
-            return OxigraphStore(path)
+            return OxigraphStore(config.path)
         case StoreBackend.MEMORY:
-            from .embedded import OxigraphStore
+            from hybridkg.semantic.store.embedded import OxigraphStore
 
             return OxigraphStore(None)
         case StoreBackend.REMOTE:
-            from .remote import RemoteSparqlStore
+            from hybridkg.semantic.store.remote import RemoteSparqlStore
 
-            if not query_url:
+            if not config.query_url:
                 raise InvalidInput("the remote store needs a SPARQL query URL (store.query_url)")
-            return RemoteSparqlStore(query_url, update_url)
+            return RemoteSparqlStore(
+                config.query_url,
+                config.update_url,
+                timeout=config.timeout_s,
+                max_response_bytes=config.max_response_bytes,
+            )
+        case _:
+            assert_never(config.backend)

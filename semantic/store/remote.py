@@ -25,9 +25,11 @@ from pyoxigraph import (
     parse_query_results,
 )
 
-from ...errors import BackendUnavailable, InvalidQuery, Unsupported
-from ..base import GraphName, Object, QueryResult, Subject
-from .results import to_query_result
+from hybridkg.errors import BackendUnavailable, InvalidQuery, Unsupported
+from hybridkg.httpio import read_capped
+from hybridkg.semantic.base import GraphName, Object, QueryResult, Subject
+from hybridkg.semantic.settings import DEFAULT_MAX_HTTP_BYTES
+from hybridkg.semantic.store.results import to_query_result
 
 _ACCEPT = "application/sparql-results+json, application/n-triples;q=0.9"
 _LIST_GRAPHS = "SELECT DISTINCT ?g WHERE { GRAPH ?g { ?s ?p ?o } }"
@@ -37,10 +39,18 @@ _MAX_UPDATE_CHARS = 64 << 20
 class RemoteSparqlStore:
     """A :class:`~hybridkg.semantic.base.TripleStore` over HTTP (SPARQL 1.1 Protocol)."""
 
-    def __init__(self, query_url: str, update_url: str | None = None, *, timeout: float = 60.0) -> None:
+    def __init__(
+        self,
+        query_url: str,
+        update_url: str | None = None,
+        *,
+        timeout: float = 60.0,
+        max_response_bytes: int = DEFAULT_MAX_HTTP_BYTES,
+    ) -> None:
         self.query_url = query_url
         self.update_url = update_url or query_url
         self.timeout = timeout
+        self.max_response_bytes = max_response_bytes
 
     def __repr__(self) -> str:
         return f"RemoteSparqlStore({self.query_url})"
@@ -56,9 +66,12 @@ class RemoteSparqlStore:
         req = urllib.request.Request(url, data=body, headers=headers, method="POST")
         try:
             with urllib.request.urlopen(req, timeout=self.timeout) as resp:
-                return resp.headers.get("Content-Type", ""), resp.read()
+                body = read_capped(
+                    resp, self.max_response_bytes, f"the SPARQL endpoint {url}", "store.max_response_bytes"
+                )
+                return resp.headers.get("Content-Type", ""), body
         except urllib.error.HTTPError as e:
-            detail = e.read().decode("utf-8", "replace").strip()[:2000]
+            detail = e.read(2000).decode("utf-8", "replace").strip()
             if 400 <= e.code < 500:
                 raise InvalidQuery(f"the SPARQL endpoint {url} rejected the request ({e.code}): {detail}") from e
             raise BackendUnavailable(f"the SPARQL endpoint {url} failed ({e.code}): {detail}") from e

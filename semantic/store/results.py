@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pyoxigraph import QueryBoolean, QuerySolutions, QueryTriples
 
-from ..base import QueryResult
+from hybridkg.semantic.base import QueryResult
 
 
 def to_query_result(raw: object) -> QueryResult:

@@ -1,38 +1,27 @@
-"""Build a :class:`~hybridkg.semantic.base.ShapeValidator` from its configured name."""
+"""Build a :class:`~hybridkg.semantic.base.ShapeValidator` from its settings section."""
 
 from __future__ import annotations
 
-from enum import StrEnum
+from typing import assert_never
 
-from ...errors import InvalidInput
-from ..base import ShapeValidator
-
-
-class ValidatorEngine(StrEnum):
-    """The SHACL engines hybridkg ships; ``auto`` is turbo with a pySHACL fallback."""
-
-    AUTO = "auto"
-    PYSHACL = "pyshacl"
-    TURBO = "turbo"
+from hybridkg.semantic.base import ShapeValidator
+from hybridkg.semantic.settings import ValidationConfig, ValidatorEngine
 
 
-def make_validator(name: str = ValidatorEngine.AUTO) -> ShapeValidator:
-    """The validator called ``name``; raises ``InvalidInput`` naming the accepted names otherwise."""
-    try:
-        engine = ValidatorEngine(name)
-    except ValueError as e:
-        accepted = ", ".join(e.value for e in ValidatorEngine)
-        raise InvalidInput(f"unknown SHACL validator {name!r}; accepted: {accepted}") from e
-    match engine:
+def make_validator(config: ValidationConfig) -> ShapeValidator:
+    """The validator ``config.engine`` names: ``auto`` (default), ``pyshacl`` or ``turbo``."""
+    match config.engine:
         case ValidatorEngine.AUTO:
-            from .turbo_validator import AutoValidator
+            from hybridkg.semantic.validation.turbo_validator import AutoValidator
 
             return AutoValidator()
         case ValidatorEngine.PYSHACL:
-            from .pyshacl_validator import PyShaclValidator
+            from hybridkg.semantic.validation.pyshacl_validator import PyShaclValidator
 
             return PyShaclValidator()
         case ValidatorEngine.TURBO:
-            from .turbo_validator import TurboValidator
+            from hybridkg.semantic.validation.turbo_validator import TurboValidator
 
             return TurboValidator()
+        case _:
+            assert_never(config.engine)

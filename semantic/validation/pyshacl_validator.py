@@ -8,10 +8,10 @@ from collections.abc import Iterable
 import rdflib
 from pyoxigraph import Literal, NamedNode, Triple
 
-from ...errors import InvalidInput
-from ..base import ValidationReport
-from ..convert import to_rdflib_graph
-from .report import report_from_graph
+from hybridkg.errors import InvalidInput
+from hybridkg.semantic.base import ValidationReport
+from hybridkg.semantic.convert import to_rdflib_graph
+from hybridkg.semantic.validation.report import report_from_graph
 
 
 def data_graph(data: Iterable[Triple], ontology: Iterable[Triple] = ()) -> rdflib.Graph:

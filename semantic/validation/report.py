@@ -10,8 +10,8 @@ import rdflib
 from rdflib.collection import Collection
 from rdflib.namespace import RDF, SH
 
-from ..base import Severity, ValidationReport, ValidationResult
-from ..convert import from_rdflib_term
+from hybridkg.semantic.base import Severity, ValidationReport, ValidationResult
+from hybridkg.semantic.convert import from_rdflib_term
 
 _SEVERITIES = {
     SH.Violation: Severity.VIOLATION,

@@ -12,11 +12,11 @@ from collections.abc import Iterable
 import rdflib
 from pyoxigraph import Literal, NamedNode, Quad, Store, Triple
 
-from ...errors import InvalidInput
-from ..base import ValidationReport
-from ..convert import to_rdflib_graph
-from .pyshacl_validator import PyShaclValidator, shapes_graph
-from .report import report_from_graph
+from hybridkg.errors import InvalidInput
+from hybridkg.semantic.base import ValidationReport
+from hybridkg.semantic.convert import to_rdflib_graph
+from hybridkg.semantic.validation.pyshacl_validator import PyShaclValidator, shapes_graph
+from hybridkg.semantic.validation.report import report_from_graph
 
 _SH = "http://www.w3.org/ns/shacl#"
 

@@ -15,8 +15,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...errors import HybridKGError, InvalidInput
-from ..base import Embedder, Vector
+from hybridkg.errors import HybridKGError, InvalidInput
+from hybridkg.structural.base import Embedder, Vector
 
 
 @dataclass(frozen=True, slots=True)

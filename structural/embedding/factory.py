@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import assert_never
 
-from ..base import Embedder
-from ..settings import EmbedderConfig, EmbedderKind
-from .cache import CachedEmbedder
+from hybridkg.structural.base import Embedder
+from hybridkg.structural.embedding.cache import CachedEmbedder
+from hybridkg.structural.settings import EmbedderConfig, EmbedderKind
 
 
 def make_embedder(config: EmbedderConfig) -> Embedder:
@@ -14,11 +14,11 @@ def make_embedder(config: EmbedderConfig) -> Embedder:
     inner: Embedder
     match config.kind:
         case EmbedderKind.SENTENCE:
-            from .sentence import SentenceEmbedder
+            from hybridkg.structural.embedding.sentence import SentenceEmbedder
 
             inner = SentenceEmbedder(batch_size=config.batch_size)
         case EmbedderKind.HASH:
-            from .hashing import HashEmbedder
+            from hybridkg.structural.embedding.hashing import HashEmbedder
 
             inner = HashEmbedder(config.hash_dim)
         case _:

@@ -17,8 +17,8 @@ from functools import lru_cache
 
 import numpy as np
 
-from ...errors import InvalidInput
-from ..base import Vector
+from hybridkg.errors import InvalidInput
+from hybridkg.structural.base import Vector
 
 WORD_WEIGHT = 1.0
 TRIGRAM_WEIGHT = 0.5

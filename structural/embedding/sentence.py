@@ -18,8 +18,8 @@ from typing import Any
 
 import numpy as np
 
-from ...errors import BackendUnavailable, HybridKGError, InvalidInput
-from ..base import Vector
+from hybridkg.errors import BackendUnavailable, HybridKGError, InvalidInput
+from hybridkg.structural.base import Vector
 
 OFFLINE_ENV = {"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1"}
 # Defaults a deployment may override: no "Loading weights" bar in a server's log; OpenMP workers that sleep

@@ -22,11 +22,11 @@ import urllib.request
 from collections.abc import Sequence
 from typing import Any
 
-from ...errors import BackendUnavailable, HybridKGError
-from ..base import ExtractedEntity, ExtractedRelation, Extraction
-from ..resolution import GENERIC_TYPE, merge_descriptions, merge_types, normalise_name
-from .parsing import parse_extraction
-from .prompts import extraction_messages, gleaning_messages
+from hybridkg.errors import BackendUnavailable, HybridKGError
+from hybridkg.structural.base import ExtractedEntity, ExtractedRelation, Extraction
+from hybridkg.structural.extract.parsing import parse_extraction
+from hybridkg.structural.extract.prompts import extraction_messages, gleaning_messages
+from hybridkg.structural.resolution import GENERIC_TYPE, merge_descriptions, merge_types, normalise_name
 
 log = logging.getLogger(__name__)
 

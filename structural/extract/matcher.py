@@ -18,7 +18,7 @@ from functools import lru_cache
 
 import ahocorasick
 
-from ..base import KnownEntity
+from hybridkg.structural.base import KnownEntity
 
 MIN_LABEL_CHARS = 2
 EXACT_CASE_MAX = 5

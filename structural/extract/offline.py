@@ -27,11 +27,11 @@ from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from ..base import ExtractedEntity, ExtractedRelation, Extraction, KnownEntity
-from ..resolution import GENERIC_TYPE, normalise_name
-from . import lexicon as lx
-from .matcher import Gazetteer, Mention
-from .sentences import Word, sentence_spans, words
+from hybridkg.structural.base import ExtractedEntity, ExtractedRelation, Extraction, KnownEntity
+from hybridkg.structural.extract import lexicon as lx
+from hybridkg.structural.extract.matcher import Gazetteer, Mention
+from hybridkg.structural.extract.sentences import Word, sentence_spans, words
+from hybridkg.structural.resolution import GENERIC_TYPE, normalise_name
 
 CO_OCCURS = "co_occurs"
 MAX_NAME_WORDS = 6

@@ -18,8 +18,8 @@ import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from ..base import ExtractedEntity, ExtractedRelation, Extraction
-from ..resolution import GENERIC_TYPE, normalise_relation_type
+from hybridkg.structural.base import ExtractedEntity, ExtractedRelation, Extraction
+from hybridkg.structural.resolution import GENERIC_TYPE, normalise_relation_type
 
 _THINK = re.compile(r"<think>.*?(</think>|$)", re.S | re.I)
 _FENCE = re.compile(r"```[\w-]*[ \t]*\n?(.*?)(```|$)", re.S)

@@ -22,10 +22,10 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from ...errors import InvalidInput
-from ..base import CHUNK, DOCUMENT, ENTITY, MENTIONS, RELATED, Edge, EdgeRow, Node, Subgraph
-from .dialect import VECTOR_PROPERTY, CypherDialect, check_name, id_list, node_row_id
-from .limits import cap_per_node, check_limit
+from hybridkg.errors import InvalidInput
+from hybridkg.structural.base import CHUNK, DOCUMENT, ENTITY, MENTIONS, RELATED, Edge, EdgeRow, Node, Subgraph
+from hybridkg.structural.graphstore.dialect import VECTOR_PROPERTY, CypherDialect, check_name, id_list, node_row_id
+from hybridkg.structural.graphstore.limits import cap_per_node, check_limit
 
 META = "Meta"
 INDEXED_LABELS = (ENTITY, CHUNK, DOCUMENT, META)

@@ -22,7 +22,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ...errors import InvalidInput
+from hybridkg.errors import InvalidInput
 
 NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 VECTOR_PROPERTY = "embedding"

@@ -5,20 +5,20 @@ from __future__ import annotations
 from pathlib import Path
 from typing import assert_never
 
-from ...errors import InvalidInput
-from ..base import GraphStore
-from ..settings import GraphBackend, GraphConfig
+from hybridkg.errors import InvalidInput
+from hybridkg.structural.base import GraphStore
+from hybridkg.structural.settings import GraphBackend, GraphConfig
 
 
 def make_graph_store(config: GraphConfig, path: Path) -> GraphStore:
     """The store ``config.backend`` names; the embedded FalkorDB keeps its data in the directory ``path``."""
     match config.backend:
         case GraphBackend.FALKORDB:
-            from .falkordb_store import FalkorDBGraphStore
+            from hybridkg.structural.graphstore.falkordb_store import FalkorDBGraphStore
 
             return FalkorDBGraphStore.managed(path, config)
         case GraphBackend.NEO4J:
-            from .neo4j_store import Neo4jGraphStore
+            from hybridkg.structural.graphstore.neo4j_store import Neo4jGraphStore
 
             if not config.neo4j_uri:
                 raise InvalidInput(
@@ -27,7 +27,7 @@ def make_graph_store(config: GraphConfig, path: Path) -> GraphStore:
             auth = None if config.neo4j_password is None else (config.neo4j_user, config.neo4j_password)
             return Neo4jGraphStore(config.neo4j_uri, auth, database=config.neo4j_database)
         case GraphBackend.MEMORY:
-            from .memory import InMemoryGraphStore
+            from hybridkg.structural.graphstore.memory import InMemoryGraphStore
 
             return InMemoryGraphStore()
         case _:

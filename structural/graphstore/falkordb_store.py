@@ -31,12 +31,12 @@ from falkordb.path import Path as FalkorPath
 from redis.backoff import NoBackoff
 from redis.retry import Retry
 
-from ...errors import BackendUnavailable, InvalidInput, InvalidQuery
-from ..base import Edge, Node
-from ..settings import GraphConfig
-from .cypher import CypherGraphStore, parameter
-from .dialect import FALKORDB, check_name
-from .server import ManagedFalkorDB
+from hybridkg.errors import BackendUnavailable, InvalidInput, InvalidQuery
+from hybridkg.structural.base import Edge, Node
+from hybridkg.structural.graphstore.cypher import CypherGraphStore, parameter
+from hybridkg.structural.graphstore.dialect import FALKORDB, check_name
+from hybridkg.structural.graphstore.server import ManagedFalkorDB
+from hybridkg.structural.settings import GraphConfig
 
 T = TypeVar("T")
 _DOWN = (redis.ConnectionError, redis.TimeoutError)

@@ -6,9 +6,9 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from ...errors import InvalidInput
-from ..base import Edge, GraphStore, Node, Subgraph
-from .dialect import check_name
+from hybridkg.errors import InvalidInput
+from hybridkg.structural.base import Edge, GraphStore, Node, Subgraph
+from hybridkg.structural.graphstore.dialect import check_name
 
 
 def check_limit(limit: int | None, order_by: str | None, depth: int) -> None:

@@ -21,10 +21,10 @@ from typing import Any
 
 import numpy as np
 
-from ...errors import InvalidInput, Unsupported
-from ..base import Edge, EdgeRow, Node, Subgraph
-from .dialect import check_name, id_list, node_row_id
-from .limits import check_limit, order_value
+from hybridkg.errors import InvalidInput, Unsupported
+from hybridkg.structural.base import Edge, EdgeRow, Node, Subgraph
+from hybridkg.structural.graphstore.dialect import check_name, id_list, node_row_id
+from hybridkg.structural.graphstore.limits import check_limit, order_value
 
 _PRIMITIVES = (bool, int, float, str)
 

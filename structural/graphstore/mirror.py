@@ -18,10 +18,10 @@ import threading
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..base import ENTITY, RELATED, Edge, EdgeRow, GraphStore, Node, Subgraph
-from .dialect import VECTOR_PROPERTY, check_name
-from .limits import incident_lists
-from .memory import InMemoryGraphStore
+from hybridkg.structural.base import ENTITY, RELATED, Edge, EdgeRow, GraphStore, Node, Subgraph
+from hybridkg.structural.graphstore.dialect import VECTOR_PROPERTY, check_name
+from hybridkg.structural.graphstore.limits import incident_lists
+from hybridkg.structural.graphstore.memory import InMemoryGraphStore
 
 META = "Meta"
 MIRRORED_LABELS = frozenset({ENTITY, META})

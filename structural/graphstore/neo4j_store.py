@@ -18,10 +18,10 @@ import neo4j
 from neo4j import exceptions as neo4j_errors
 from neo4j import graph as neo4j_graph
 
-from ...errors import BackendUnavailable, InvalidInput, InvalidQuery
-from ..base import Edge, Node
-from .cypher import CypherGraphStore, parameter
-from .dialect import NEO4J, check_name
+from hybridkg.errors import BackendUnavailable, InvalidInput, InvalidQuery
+from hybridkg.structural.base import Edge, Node
+from hybridkg.structural.graphstore.cypher import CypherGraphStore, parameter
+from hybridkg.structural.graphstore.dialect import NEO4J, check_name
 
 _DOWN = (neo4j_errors.ServiceUnavailable, neo4j_errors.SessionExpired, neo4j_errors.AuthError)
 

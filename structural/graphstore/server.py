@@ -27,8 +27,8 @@ import redis
 from redis.backoff import NoBackoff
 from redis.retry import Retry
 
-from ...errors import BackendUnavailable, InvalidInput
-from ..settings import GraphConfig
+from hybridkg.errors import BackendUnavailable, InvalidInput
+from hybridkg.structural.settings import GraphConfig
 
 LOG = "falkordb.log"
 LOCK = "falkordb.lock"

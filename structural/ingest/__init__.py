@@ -1,1 +1,1 @@
-"""ingest of the structural layer."""
+"""Documents (text, Markdown, HTML) -> plain text -> WordPiece-token chunks with overlap."""

@@ -12,8 +12,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from ...errors import InvalidInput
-from .tokenizer import Span, TextTokenizer
+from hybridkg.errors import InvalidInput
+from hybridkg.structural.ingest.tokenizer import Span, TextTokenizer
 
 CUT_ZONE = 0.2
 

@@ -19,8 +19,8 @@ import unicodedata
 from dataclasses import dataclass
 from pathlib import PurePath
 
-from ...errors import InputTooLarge, InvalidInput, UnsupportedFormat
-from .markup import html_to_text, markdown_to_text
+from hybridkg.errors import InputTooLarge, InvalidInput, UnsupportedFormat
+from hybridkg.structural.ingest.markup import html_to_text, markdown_to_text
 
 TEXT, MARKDOWN, HTML = "text", "markdown", "html"
 FORMATS = (TEXT, MARKDOWN, HTML)

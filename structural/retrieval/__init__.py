@@ -3,7 +3,7 @@
 See :mod:`.engine` for the modes and ``docs/retrieval.md`` for the formulas.
 """
 
-from .engine import Retriever
-from .results import ContextChunk, RetrievalResult, ScoredEntity, ScoredRelation
+from hybridkg.structural.retrieval.engine import Retriever
+from hybridkg.structural.retrieval.results import ContextChunk, RetrievalResult, ScoredEntity, ScoredRelation
 
 __all__ = ["ContextChunk", "RetrievalResult", "Retriever", "ScoredEntity", "ScoredRelation"]

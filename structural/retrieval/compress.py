@@ -26,9 +26,9 @@ from typing import Any, NamedTuple
 import numpy as np
 import numpy.typing as npt
 
-from ..base import Edge, Node
-from .fusion import query_words
-from .memo import BoundedMemo
+from hybridkg.structural.base import Edge, Node
+from hybridkg.structural.retrieval.fusion import query_words
+from hybridkg.structural.retrieval.memo import BoundedMemo
 
 FloatArray = npt.NDArray[np.float64]
 ENTITY_KIND, RELATION_KIND, CHUNK_KIND = "E", "R", "C"

@@ -35,11 +35,11 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ..base import ENTITY, RELATED, Edge, GraphStore, Node, SharedRecords
-from ..feedback import effective_attention, number
-from ..graphstore.limits import incident_lists
-from ..settings import RetrievalConfig
-from .memo import BoundedMemo
+from hybridkg.structural.base import ENTITY, RELATED, Edge, GraphStore, Node, SharedRecords
+from hybridkg.structural.feedback import effective_attention, number
+from hybridkg.structural.graphstore.limits import incident_lists
+from hybridkg.structural.retrieval.memo import BoundedMemo
+from hybridkg.structural.settings import RetrievalConfig
 
 EGO_PROPS = ("domain", "w_struct", "w_attn", "attn_epoch")
 # what the result and the context read from an entity that reaches them

@@ -22,11 +22,10 @@ from typing import Any
 
 from tqdm import tqdm
 
-from ...errors import InvalidInput
-from ..base import CHUNK, ENTITY, Edge, Embedder, GraphStore, Node, SharedRecords, VectorIndex
-from ..feedback import read_epoch
-from ..settings import FeedbackConfig, Mode, RetrievalConfig
-from .compress import (
+from hybridkg.errors import InvalidInput
+from hybridkg.structural.base import CHUNK, ENTITY, Edge, Embedder, GraphStore, Node, SharedRecords, VectorIndex
+from hybridkg.structural.feedback import read_epoch
+from hybridkg.structural.retrieval.compress import (
     CHUNK_KIND,
     ENTITY_KIND,
     HEADERS,
@@ -40,10 +39,11 @@ from .compress import (
     name_of,
     whitespace_tokens,
 )
-from .ego import AdjacencyMemo, GraphCache, build_egos, shared_adjacency
-from .fusion import Evidence, alpha_weight_for, merge_runs, score_run
-from .results import ContextChunk, RetrievalResult, ScoredEntity, ScoredRelation
-from .vector import chunk_hits, embed_query, entity_seeds, relation_seeds
+from hybridkg.structural.retrieval.ego import AdjacencyMemo, GraphCache, build_egos, shared_adjacency
+from hybridkg.structural.retrieval.fusion import Evidence, alpha_weight_for, merge_runs, score_run
+from hybridkg.structural.retrieval.results import ContextChunk, RetrievalResult, ScoredEntity, ScoredRelation
+from hybridkg.structural.retrieval.vector import chunk_hits, embed_query, entity_seeds, relation_seeds
+from hybridkg.structural.settings import FeedbackConfig, Mode, RetrievalConfig
 
 MAX_TOP_K = 1000
 CANDIDATES_PER_SLOT = 3  # compression weighs the best 3 * top_k entities, relations and chunks by score

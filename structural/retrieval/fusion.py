@@ -22,10 +22,10 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from ..base import Edge
-from ..settings import RetrievalConfig
-from .ego import EgoNetwork
-from .propagate import propagate
+from hybridkg.structural.base import Edge
+from hybridkg.structural.retrieval.ego import EgoNetwork
+from hybridkg.structural.retrieval.propagate import propagate
+from hybridkg.structural.settings import RetrievalConfig
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.intp]

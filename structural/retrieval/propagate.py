@@ -21,7 +21,7 @@ import math
 import numpy as np
 import numpy.typing as npt
 
-from .ego import EgoNetwork
+from hybridkg.structural.retrieval.ego import EgoNetwork
 
 FloatArray = npt.NDArray[np.float64]
 

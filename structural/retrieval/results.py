@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..settings import Mode
+from hybridkg.structural.settings import Mode
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,9 +17,9 @@ from typing import Any
 
 import numpy as np
 
-from ...errors import InvalidInput
-from ..base import CHUNK, Edge, Embedder, GraphStore, Node, Vector, VectorIndex
-from .ego import GraphCache
+from hybridkg.errors import InvalidInput
+from hybridkg.structural.base import CHUNK, Edge, Embedder, GraphStore, Node, Vector, VectorIndex
+from hybridkg.structural.retrieval.ego import GraphCache
 
 OVERSAMPLE = 4
 

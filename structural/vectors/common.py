@@ -19,8 +19,8 @@ from typing import IO, Any, ClassVar
 
 import numpy as np
 
-from ...errors import HybridKGError, InvalidInput
-from ..base import Vector, VectorHit
+from hybridkg.errors import HybridKGError, InvalidInput
+from hybridkg.structural.base import Vector, VectorHit
 
 
 def unit_rows(ids: Sequence[str], vectors: Vector, dim: int) -> tuple[list[str], Vector]:

@@ -16,8 +16,8 @@ from typing import Any
 
 import numpy as np
 
-from ..base import Vector, VectorHit
-from .common import (
+from hybridkg.structural.base import Vector, VectorHit
+from hybridkg.structural.vectors.common import (
     SavedIndex,
     corrupt,
     data_file,

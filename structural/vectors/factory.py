@@ -6,10 +6,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import assert_never
 
-from ...errors import InvalidInput, Unsupported
-from ..base import VectorIndex
-from ..settings import VectorBackend, VectorConfig
-from .common import check_dim
+from hybridkg.errors import InvalidInput, Unsupported
+from hybridkg.structural.base import VectorIndex
+from hybridkg.structural.settings import VectorBackend, VectorConfig
+from hybridkg.structural.vectors.common import check_dim
 
 NativeFactory = Callable[[VectorConfig, int], VectorIndex]
 
@@ -27,7 +27,7 @@ def make_vector_index(
     check_dim(dim)
     match config.backend:
         case VectorBackend.AUTO:
-            from .tiered import TieredIndex
+            from hybridkg.structural.vectors.tiered import TieredIndex
 
             return TieredIndex(
                 dim,
@@ -38,11 +38,11 @@ def make_vector_index(
                 ef_search=config.hnsw_ef_search,
             )
         case VectorBackend.EXACT:
-            from .exact import ExactIndex
+            from hybridkg.structural.vectors.exact import ExactIndex
 
             return ExactIndex(dim, path)
         case VectorBackend.HNSW:
-            from .hnsw import HnswIndex
+            from hybridkg.structural.vectors.hnsw import HnswIndex
 
             return HnswIndex(
                 dim,

@@ -18,9 +18,9 @@ from typing import Any
 
 import numpy as np
 
-from ...errors import BackendUnavailable, InvalidInput
-from ..base import Vector, VectorHit
-from .common import (
+from hybridkg.errors import BackendUnavailable, InvalidInput
+from hybridkg.structural.base import Vector, VectorHit
+from hybridkg.structural.vectors.common import (
     SavedIndex,
     corrupt,
     data_file,

@@ -18,12 +18,12 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ...errors import InvalidInput, Unsupported
-from ..base import GraphStore, Vector, VectorHit
-from ..graphstore.cypher import CypherGraphStore, batches, id_list
-from ..graphstore.dialect import VECTOR_PROPERTY, check_name
-from ..settings import VectorConfig
-from .common import check_dim, hit, unit_query, unit_rows
+from hybridkg.errors import InvalidInput, Unsupported
+from hybridkg.structural.base import GraphStore, Vector, VectorHit
+from hybridkg.structural.graphstore.cypher import CypherGraphStore, batches, id_list
+from hybridkg.structural.graphstore.dialect import VECTOR_PROPERTY, check_name
+from hybridkg.structural.settings import VectorConfig
+from hybridkg.structural.vectors.common import check_dim, hit, unit_query, unit_rows
 
 BATCH = 500
 NODE = "(n:{target} {{id: {id}}})"

@@ -14,12 +14,12 @@ import threading
 from collections.abc import Sequence
 from pathlib import Path
 
-from ..base import Vector, VectorHit
-from .common import check_dim, corrupt, read_manifest, write_manifest
-from .exact import MANIFEST as EXACT_MANIFEST
-from .exact import ExactIndex
-from .hnsw import MANIFEST as HNSW_MANIFEST
-from .hnsw import HnswIndex
+from hybridkg.structural.base import Vector, VectorHit
+from hybridkg.structural.vectors.common import check_dim, corrupt, read_manifest, write_manifest
+from hybridkg.structural.vectors.exact import MANIFEST as EXACT_MANIFEST
+from hybridkg.structural.vectors.exact import ExactIndex
+from hybridkg.structural.vectors.hnsw import MANIFEST as HNSW_MANIFEST
+from hybridkg.structural.vectors.hnsw import HnswIndex
 
 MANIFEST = "tiered.json"
 KIND = "hybridkg-tiered"

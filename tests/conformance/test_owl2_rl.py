@@ -20,6 +20,7 @@ import pyoxigraph as ox
 import pytest
 
 from hybridkg.semantic.reasoning.factory import make_reasoner
+from hybridkg.semantic.settings import ReasoningConfig
 
 sys.path.insert(0, str(Path(__file__).parent))
 import owl2_manifest as manifest  # noqa: E402
@@ -75,7 +76,7 @@ def _conclusion(case_id: str) -> tuple[ox.Triple, ...]:
 
 @functools.cache
 def _inferred(engine: str, case_id: str) -> frozenset[ox.Triple]:
-    return frozenset(make_reasoner(engine).materialize(_premise(case_id)))
+    return frozenset(make_reasoner(ReasoningConfig(engine=engine)).materialize(_premise(case_id)))
 
 
 def _goal(case_id: str) -> list[ox.Triple]:

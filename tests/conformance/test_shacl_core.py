@@ -19,6 +19,7 @@ from rdflib.collection import Collection
 from rdflib.namespace import RDF, SH
 
 from hybridkg.semantic.base import ValidationReport
+from hybridkg.semantic.settings import ValidationConfig
 from hybridkg.semantic.validation.factory import make_validator
 from hybridkg.semantic.validation.report import render_path, render_term
 
@@ -126,7 +127,7 @@ def _triples(path: Path) -> list[Triple]:
 def run_case(case: Case, engine: str) -> str | None:
     """None if ``engine`` reproduces the expected report, else what differs."""
     try:
-        report = make_validator(engine).validate(_triples(case.data), _triples(case.shapes))
+        report = make_validator(ValidationConfig(engine=engine)).validate(_triples(case.data), _triples(case.shapes))
     except Exception as e:  # noqa: BLE001 - a crash is a failed case, reported as such
         return f"raised {type(e).__name__}: {e}"
     actual = _actual(report)

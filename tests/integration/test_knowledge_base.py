@@ -9,12 +9,21 @@ import pytest
 from pyoxigraph import NamedNode, Quad, Triple
 
 from hybridkg.errors import InvalidInput, ParseError, ShapeViolation
-from hybridkg.semantic.base import INFERRED_GRAPH, ChangeSet
+from hybridkg.semantic.base import INFERRED_GRAPH, ChangeSet, Reasoner, ShapeValidator
 from hybridkg.semantic.domains import DomainPolicy
 from hybridkg.semantic.kb import KnowledgeBase
 from hybridkg.semantic.reasoning.factory import make_reasoner
+from hybridkg.semantic.settings import ReasonerEngine, ReasoningConfig, StoreConfig, ValidationConfig, ValidatorEngine
 from hybridkg.semantic.store.factory import make_store
 from hybridkg.semantic.validation.factory import make_validator
+
+
+def _reasoner(engine: str = "reasonable") -> Reasoner:
+    return make_reasoner(ReasoningConfig(engine=ReasonerEngine(engine)))
+
+
+def _validator(engine: str = "pyshacl") -> ShapeValidator:
+    return make_validator(ValidationConfig(engine=ValidatorEngine(engine)))
 
 EX = "http://example.org/"
 RDF_TYPE = NamedNode("http://www.w3.org/1999/02/22-rdf-syntax-ns#type")
@@ -39,9 +48,9 @@ def ex(local: str) -> NamedNode:
 @pytest.fixture
 def kb(tmp_path: Path) -> KnowledgeBase:
     return KnowledgeBase(
-        make_store("embedded", path=tmp_path / "store"),
-        reasoner=make_reasoner("reasonable"),
-        validator=make_validator("auto"),
+        make_store(StoreConfig(backend="embedded", path=tmp_path / "store")),
+        reasoner=_reasoner(),
+        validator=_validator("auto"),
         policy=DomainPolicy.load(),
     )
 
@@ -66,7 +75,7 @@ def test_add_updates_closure_and_delete_retracts_only_unsupported(kb: KnowledgeB
     assert a_c not in after
     assert Triple(ex("c"), ex("hasPart"), ex("a")) not in after
     # what is left equals a full re-materialisation from scratch
-    assert after == make_reasoner("reasonable").materialize(kb.asserted_triples())
+    assert after == _reasoner().materialize(kb.asserted_triples())
 
 
 def test_listener_receives_asserted_and_inferred_deltas(kb: KnowledgeBase) -> None:
@@ -163,8 +172,8 @@ def test_replace_and_drop_graph(kb: KnowledgeBase) -> None:
 
 def test_reopened_store_keeps_closure(tmp_path: Path) -> None:
     def open_kb() -> KnowledgeBase:
-        return KnowledgeBase(make_store("embedded", path=tmp_path / "s"), reasoner=make_reasoner("reasonable"),
-                             validator=make_validator("pyshacl"))
+        return KnowledgeBase(make_store(StoreConfig(backend="embedded", path=tmp_path / "s")), reasoner=_reasoner(),
+                             validator=_validator("pyshacl"))
 
     kb = open_kb()
     kb.load(ONTOLOGY.encode(), fmt="turtle", graph=EX + "onto")
@@ -195,13 +204,13 @@ def test_explain_through_the_store(kb: KnowledgeBase) -> None:
 
 
 def test_export_roundtrip_and_size_limit(tmp_path: Path) -> None:
-    kb = KnowledgeBase(make_store("memory"), reasoner=make_reasoner("reasonable"),
-                       validator=make_validator("pyshacl"), max_input_bytes=10_000)
+    kb = KnowledgeBase(make_store(StoreConfig(backend="memory")), reasoner=_reasoner(),
+                       validator=_validator("pyshacl"), max_input_bytes=10_000)
     kb.load(ONTOLOGY.encode(), fmt="turtle", graph=EX + "onto")
     for fmt in ("turtle", "ntriples", "rdfxml", "jsonld"):
         data = kb.export(EX + "onto", fmt)
-        other = KnowledgeBase(make_store("memory"), reasoner=make_reasoner("reasonable"),
-                              validator=make_validator("pyshacl"))
+        other = KnowledgeBase(make_store(StoreConfig(backend="memory")), reasoner=_reasoner(),
+                              validator=_validator("pyshacl"))
         other.load(data, fmt=fmt, graph=EX + "copy")
         assert len(list(other.store.quads(graph=ex("copy")))) == len(list(kb.store.quads(graph=ex("onto"))))
     big = tmp_path / "big.nt"
@@ -217,7 +226,7 @@ class _FailingBulkStore:
     """A TripleStore whose bulk path writes half of what it is given, then fails (disk full)."""
 
     def __init__(self) -> None:
-        self.inner = make_store("memory")
+        self.inner = make_store(StoreConfig(backend="memory"))
 
     def __getattr__(self, name: str) -> object:
         return getattr(self.inner, name)
@@ -232,7 +241,7 @@ class _FailingBulkStore:
 
 def test_failed_bulk_write_leaves_nothing_behind() -> None:
     store = _FailingBulkStore()
-    kb = KnowledgeBase(store, reasoner=make_reasoner("reasonable"), validator=make_validator("pyshacl"))  # type: ignore[arg-type]
+    kb = KnowledgeBase(store, reasoner=_reasoner(), validator=_validator("pyshacl"))  # type: ignore[arg-type]
     kb.load(ONTOLOGY.encode(), fmt="turtle", graph=EX + "onto")
     before = set(store.inner.quads())
     big = "".join(f"<{EX}dog{i}> a <{EX}Dog> .\n" for i in range(6000)).encode()
@@ -246,8 +255,9 @@ def test_failed_bulk_write_leaves_nothing_behind() -> None:
 
 
 def test_knowledge_base_over_a_remote_sparql_endpoint(oxigraph_server: str) -> None:
-    store = make_store("remote", query_url=f"{oxigraph_server}/query", update_url=f"{oxigraph_server}/update")
-    kb = KnowledgeBase(store, reasoner=make_reasoner("reasonable"), validator=make_validator("auto"),
+    store = make_store(StoreConfig(backend="remote", query_url=f"{oxigraph_server}/query",
+                                   update_url=f"{oxigraph_server}/update"))
+    kb = KnowledgeBase(store, reasoner=_reasoner(), validator=_validator("auto"),
                        policy=DomainPolicy.load())
     kb.load(ONTOLOGY.encode(), fmt="turtle", graph=EX + "onto")
     kb.load(f"<{EX}rex> a <{EX}Dog> . <{EX}a> <{EX}partOf> <{EX}b> . <{EX}b> <{EX}partOf> <{EX}c> .".encode(),

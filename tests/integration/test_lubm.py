@@ -11,6 +11,7 @@ from support.shared import shared_path
 
 from hybridkg.semantic.kb import KnowledgeBase
 from hybridkg.semantic.reasoning.factory import make_reasoner
+from hybridkg.semantic.settings import ReasoningConfig, StoreConfig, ValidationConfig
 from hybridkg.semantic.store.factory import make_store
 from hybridkg.semantic.validation.factory import make_validator
 
@@ -22,9 +23,9 @@ QUERIES = [f"Q{i}" for i in range(1, 15)]
 def lubm_kb(tmp_path_factory: pytest.TempPathFactory) -> KnowledgeBase:
     lubm = shared_path("lubm")
     kb = KnowledgeBase(
-        make_store("embedded", path=tmp_path_factory.mktemp("lubm") / "store"),
-        reasoner=make_reasoner("reasonable"),
-        validator=make_validator("pyshacl"),
+        make_store(StoreConfig(backend="embedded", path=tmp_path_factory.mktemp("lubm") / "store")),
+        reasoner=make_reasoner(ReasoningConfig(engine="reasonable")),
+        validator=make_validator(ValidationConfig(engine="pyshacl")),
     )
     kb.load(lubm / "univ-bench.ttl", graph="urn:lubm:ontology")
     kb.load(lubm / "lubm1-University0.nt", graph="urn:lubm:data", bulk=True)

@@ -9,6 +9,7 @@ import pytest
 from pyoxigraph import BlankNode, Literal, NamedNode, Quad
 
 from hybridkg.errors import BackendUnavailable, InvalidQuery
+from hybridkg.semantic.settings import StoreConfig
 from hybridkg.semantic.store.factory import make_store
 
 EX = "http://example.org/"
@@ -25,8 +26,8 @@ def q(s: str, p: str, o: str | Literal, g: NamedNode = G1) -> Quad:
 def store(request: pytest.FixtureRequest, tmp_path: Path):
     if request.param == "remote":
         base = request.getfixturevalue("oxigraph_server")
-        return make_store("remote", query_url=f"{base}/query", update_url=f"{base}/update")
-    return make_store(request.param, path=tmp_path / "store")
+        return make_store(StoreConfig(backend="remote", query_url=f"{base}/query", update_url=f"{base}/update"))
+    return make_store(StoreConfig(backend=request.param, path=tmp_path / "store"))
 
 
 def test_add_query_remove_roundtrip(store) -> None:
@@ -77,15 +78,15 @@ def test_blank_nodes_can_be_stored(store) -> None:
 
 
 def test_unreachable_endpoint_is_backend_unavailable() -> None:
-    s = make_store("remote", query_url="http://127.0.0.1:9/query")
+    s = make_store(StoreConfig(backend="remote", query_url="http://127.0.0.1:9/query"))
     with pytest.raises(BackendUnavailable, match="cannot reach the SPARQL endpoint"):
         s.query("ASK {}")
 
 
 def test_embedded_store_persists(tmp_path: Path) -> None:
-    s = make_store("embedded", path=tmp_path / "db")
+    s = make_store(StoreConfig(backend="embedded", path=tmp_path / "db"))
     s.add([q("a", "p", "b")])
     s.flush()
     del s
-    s2 = make_store("embedded", path=tmp_path / "db")
+    s2 = make_store(StoreConfig(backend="embedded", path=tmp_path / "db"))
     assert list(s2.quads(graph=G1)) == [q("a", "p", "b")]

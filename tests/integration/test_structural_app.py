@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from hybridkg.semantic.store.factory import StoreBackend
+from hybridkg.semantic.settings import StoreBackend
 from hybridkg.server.app import domain_vocabulary, open_knowledge_base, open_structural
 from hybridkg.server.config import Settings
 from hybridkg.structural.base import ENTITY

@@ -20,6 +20,7 @@ from hybridkg.semantic.base import Explanation
 from hybridkg.semantic.convert import from_rdflib_triples, to_rdflib_graph
 from hybridkg.semantic.reasoning.explain import Explainer, explain
 from hybridkg.semantic.reasoning.memview import MemoryGraphView
+from hybridkg.semantic.settings import ReasoningConfig
 
 
 def _load_rulecheck() -> ModuleType:
@@ -306,7 +307,7 @@ def lubm_view() -> MemoryGraphView:
     for name, fmt in (("univ-bench.ttl", RdfFormat.TURTLE), ("lubm1-University0.nt", RdfFormat.N_TRIPLES)):
         asserted |= {Triple(q.subject, q.predicate, q.object) for q in parse(path=LUBM / name, format=fmt)}
     # the default engine, exactly as the knowledge base stores its output
-    return MemoryGraphView(asserted, make_reasoner("reasonable").materialize(asserted))
+    return MemoryGraphView(asserted, make_reasoner(ReasoningConfig(engine="reasonable")).materialize(asserted))
 
 
 def _stratified_sample(triples: Iterable[Triple], size: int, seed: int) -> list[Triple]:

@@ -7,12 +7,14 @@ import rdflib
 from pyoxigraph import BlankNode, Literal, NamedNode, RdfFormat, Triple, parse
 
 from hybridkg.errors import InvalidInput
-from hybridkg.semantic.base import InferenceDelta, Reasoner, ReasonerEngine, ReasoningSession
+from hybridkg.semantic.base import InferenceDelta, Reasoner, ReasoningSession
 from hybridkg.semantic.convert import RdflibCodec
 from hybridkg.semantic.reasoning.complete import complete, schema_rules
 from hybridkg.semantic.reasoning.factory import make_reasoner
 from hybridkg.semantic.reasoning.normalize import normalize_inferred
 from hybridkg.semantic.reasoning.session import RecomputingSession
+from hybridkg.semantic.settings import ReasonerEngine, ReasoningConfig
+from hybridkg.server.config import load_settings
 
 PREFIXES = """
 @prefix : <http://example.org/> .
@@ -49,7 +51,7 @@ def t(s: str, p: str, o: str) -> Triple:
 
 @pytest.fixture(params=ENGINES)
 def reasoner(request: pytest.FixtureRequest) -> Reasoner:
-    return make_reasoner(request.param)
+    return make_reasoner(ReasoningConfig(engine=request.param))
 
 
 # --------------------------------------------------------------------------- rule families
@@ -194,7 +196,7 @@ def test_materialize_returns_only_inferred_triples(reasoner: Reasoner) -> None:
 
 def test_default_engine_types_individuals_as_thing() -> None:
     # owlrl derives ``x a owl:Thing`` only for some individuals; reasonable for every subject.
-    inferred = make_reasoner("reasonable").materialize(ttl(":x :p :y ."))
+    inferred = make_reasoner(ReasoningConfig(engine="reasonable")).materialize(ttl(":x :p :y ."))
     assert t("x", "type", "owl:Thing") in inferred
 
 
@@ -304,15 +306,15 @@ def test_complete_alone() -> None:
 
 def test_factory_builds_each_engine() -> None:
     for engine in ReasonerEngine:
-        r = make_reasoner(engine)
+        r = make_reasoner(ReasoningConfig(engine=engine))
         assert isinstance(r, Reasoner)
         assert r.name == str(engine)
-    assert make_reasoner("reasonable").name == "reasonable"
+    assert make_reasoner(ReasoningConfig(engine="reasonable")).name == "reasonable"
 
 
-def test_factory_rejects_unknown_engine() -> None:
-    with pytest.raises(InvalidInput, match="accepted: 'reasonable', 'owlrl'"):
-        make_reasoner("hermit")
+def test_settings_reject_unknown_engine() -> None:
+    with pytest.raises(InvalidInput, match="reasoning.engine.*'reasonable' or 'owlrl'"):
+        load_settings(environ={"HYBRIDKG_REASONING__ENGINE": "hermit"})
 
 
 # --------------------------------------------------------------------------- sessions
@@ -322,8 +324,8 @@ def test_factory_rejects_unknown_engine() -> None:
 def make_session(request: pytest.FixtureRequest):  # type: ignore[no-untyped-def]
     def start(triples: list[Triple]) -> ReasoningSession:
         if request.param == "recomputing-reasonable":
-            return RecomputingSession(make_reasoner("reasonable"), triples)
-        return make_reasoner(request.param).session(triples)
+            return RecomputingSession(make_reasoner(ReasoningConfig(engine="reasonable")), triples)
+        return make_reasoner(ReasoningConfig(engine=request.param)).session(triples)
 
     return start
 
@@ -382,11 +384,11 @@ def test_session_noop_changes(make_session) -> None:  # type: ignore[no-untyped-
 
 def test_session_matches_fresh_materialisation() -> None:
     base = ttl(":p a owl:TransitiveProperty . :a :p :b . :b :p :c . :c :p :d .")
-    session = make_reasoner("reasonable").session(base)
+    session = make_reasoner(ReasoningConfig(engine="reasonable")).session(base)
     session.apply(added=[t("d", "p", "e")])
     session.apply(removed=[t("b", "p", "c")])
     now = [tr for tr in base if tr != t("b", "p", "c")] + [t("d", "p", "e")]
-    assert session.inferred == make_reasoner("reasonable").materialize(now)
+    assert session.inferred == make_reasoner(ReasoningConfig(engine="reasonable")).materialize(now)
 
 
 def test_inconsistency_adds_no_error_triples(reasoner: Reasoner) -> None:
@@ -438,5 +440,5 @@ def test_iri_and_literal_with_the_same_text_stay_distinct(engine: str) -> None:
         T(a, p, L("http://ex/b")), T(a, q, iri),
         T(a, q, B("b1")), T(a, p, L("b1")),
     }
-    inferred = make_reasoner(engine).materialize(base)
+    inferred = make_reasoner(ReasoningConfig(engine=engine)).materialize(base)
     assert {T(a, r, L("http://ex/b")), T(a, r, iri), T(a, r, B("b1")), T(a, r, L("b1"))} <= inferred

@@ -7,7 +7,13 @@ from pyoxigraph import RdfFormat, Triple, parse
 
 from hybridkg.errors import InvalidInput
 from hybridkg.semantic.base import Severity, ShapeValidator
-from hybridkg.semantic.validation.factory import ValidatorEngine, make_validator
+from hybridkg.semantic.settings import ValidationConfig, ValidatorEngine
+from hybridkg.semantic.validation.factory import make_validator
+from hybridkg.server.config import load_settings
+
+
+def _validator(engine: str = "pyshacl") -> ShapeValidator:
+    return make_validator(ValidationConfig(engine=ValidatorEngine(engine)))
 
 PREFIXES = """@prefix sh: <http://www.w3.org/ns/shacl#> . @prefix ex: <http://x/> .
 @prefix xsd: <http://www.w3.org/2001/XMLSchema#> . @prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .
@@ -22,7 +28,7 @@ def ttl(text: str) -> list[Triple]:
 
 @pytest.fixture(params=ENGINES)
 def validator(request: pytest.FixtureRequest) -> ShapeValidator:
-    return make_validator(request.param)
+    return make_validator(ValidationConfig(engine=request.param))
 
 
 def test_violation_report_fields(validator: ShapeValidator) -> None:
@@ -83,7 +89,7 @@ def test_node_shape_result_has_no_path_and_blank_focus_keeps_its_label(validator
 )
 def test_complex_paths_render_as_sparql(path: str, rendered: str) -> None:
     shapes = ttl(f"ex:S a sh:NodeShape ; sh:targetNode ex:a ; sh:property [ sh:path {path} ; sh:hasValue ex:none ] .")
-    (result,) = make_validator("auto").validate(ttl("ex:a ex:z 1 ."), shapes).results
+    (result,) = _validator("auto").validate(ttl("ex:a ex:z 1 ."), shapes).results
     assert result.path == rendered
 
 
@@ -113,8 +119,8 @@ AGREEMENT_SHAPES = [
 @pytest.mark.parametrize("shapes", AGREEMENT_SHAPES)
 def test_turbo_agrees_with_pyshacl(shapes: str) -> None:
     data = ttl('ex:a a ex:C ; ex:p 1, 3 . ex:b a ex:C ; ex:p "01"^^xsd:integer ; ex:r 5 . ex:c a ex:C ; ex:p ex:b .')
-    reference = make_validator("pyshacl").validate(data, ttl(shapes))
-    turbo = make_validator("turbo").validate(data, ttl(shapes))
+    reference = _validator("pyshacl").validate(data, ttl(shapes))
+    turbo = _validator("turbo").validate(data, ttl(shapes))
     assert turbo.conforms == reference.conforms
 
     def key(report: object) -> list[tuple[object, ...]]:
@@ -126,21 +132,21 @@ def test_turbo_agrees_with_pyshacl(shapes: str) -> None:
 def test_non_canonical_literals_are_validated_as_written() -> None:
     shapes = ttl('ex:S a sh:NodeShape ; sh:targetNode ex:a ; sh:property [ sh:path ex:p ; sh:pattern "^0" ] .')
     for engine in ENGINES:
-        assert make_validator(engine).validate(ttl('ex:a ex:p "01"^^xsd:integer .'), shapes).conforms, engine
+        assert _validator(engine).validate(ttl('ex:a ex:p "01"^^xsd:integer .'), shapes).conforms, engine
 
 
 def test_auto_reports_which_engine_ran() -> None:
     shapes = ttl("ex:S a sh:NodeShape ; sh:targetNode ex:a ; sh:nodeKind sh:IRI .")
-    assert make_validator("auto").validate(ttl("ex:a ex:p 1 ."), shapes).engine == "auto:turbo"
+    assert _validator("auto").validate(ttl("ex:a ex:p 1 ."), shapes).engine == "auto:turbo"
 
 
 def test_default_validator_is_auto() -> None:
-    assert make_validator().name == "auto"
+    assert make_validator(ValidationConfig()).name == "auto"
 
 
 def test_unknown_validator_lists_accepted_names() -> None:
-    with pytest.raises(InvalidInput, match="auto, pyshacl, turbo"):
-        make_validator("jena")
+    with pytest.raises(InvalidInput, match="validation.engine.*'auto', 'pyshacl' or 'turbo'"):
+        load_settings(environ={"HYBRIDKG_VALIDATION__ENGINE": "jena"})
 
 
 @pytest.mark.parametrize(
@@ -155,6 +161,6 @@ def test_unknown_validator_lists_accepted_names() -> None:
 def test_malformed_shapes_raise_invalid_input_with_pyshacl_message(shapes: str, message: str) -> None:
     for engine in ("auto", "pyshacl"):
         with pytest.raises(InvalidInput, match=message):
-            make_validator(engine).validate(ttl("ex:a ex:p 1 ."), ttl(shapes))
+            _validator(engine).validate(ttl("ex:a ex:p 1 ."), ttl(shapes))
     with pytest.raises(InvalidInput):
-        make_validator("turbo").validate(ttl("ex:a ex:p 1 ."), ttl(shapes))
+        _validator("turbo").validate(ttl("ex:a ex:p 1 ."), ttl(shapes))

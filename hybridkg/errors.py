@@ -53,6 +53,10 @@ class BackendUnavailable(HybridKGError):
     """A backing service (remote SPARQL endpoint, graph database) cannot be reached."""
 
 
+class ResponseTooLarge(BackendUnavailable):
+    """A backing service sent more than the configured response limit; nothing was stored."""
+
+
 class ShapeViolation(HybridKGError):
     """A write into a strict domain violates its SHACL shapes; nothing was stored."""
 
