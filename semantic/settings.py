@@ -37,25 +37,29 @@ class StoreConfig(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     backend: StoreBackend = Field(
-        StoreBackend.EMBEDDED, description="embedded (on-disk pyoxigraph), memory, or remote (SPARQL 1.1 endpoint)."
+        default=StoreBackend.EMBEDDED,
+        description="embedded (on-disk pyoxigraph), memory, or remote (SPARQL 1.1 endpoint).",
     )
-    path: Path = Field(Path("hybridkg-store"), description="Directory of the embedded store.")
-    query_url: str | None = Field(None, description="SPARQL query endpoint URL (remote backend).")
-    update_url: str | None = Field(None, description="SPARQL update endpoint URL (remote backend).")
+    path: Path = Field(default=Path("hybridkg-store"), description="Directory of the embedded store.")
+    query_url: str | None = Field(default=None, description="SPARQL query endpoint URL (remote backend).")
+    update_url: str | None = Field(default=None, description="SPARQL update endpoint URL (remote backend).")
     max_input_bytes: int = Field(
-        DEFAULT_MAX_BYTES, gt=0, description="Largest document a load accepts, in bytes (decompressed size)."
+        default=DEFAULT_MAX_BYTES, gt=0, description="Largest document a load accepts, in bytes (decompressed size)."
     )
     max_response_bytes: int = Field(
-        DEFAULT_MAX_HTTP_BYTES, gt=0, description="Largest HTTP response the remote backend reads, in bytes."
+        default=DEFAULT_MAX_HTTP_BYTES, gt=0, description="Largest HTTP response the remote backend reads, in bytes."
     )
-    timeout_s: float = Field(60.0, gt=0, description="Timeout of one request to the remote backend, in seconds.")
+    timeout_s: float = Field(
+        default=60.0, gt=0, description="Timeout of one request to the remote backend, in seconds."
+    )
 
 
 class ReasoningConfig(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     engine: ReasonerEngine = Field(
-        ReasonerEngine.REASONABLE, description="OWL 2 RL engine: reasonable (fast, default) or owlrl (reference)."
+        default=ReasonerEngine.REASONABLE,
+        description="OWL 2 RL engine: reasonable (fast, default) or owlrl (reference).",
     )
 
 
@@ -63,7 +67,7 @@ class ValidationConfig(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     engine: ValidatorEngine = Field(
-        ValidatorEngine.AUTO,
+        default=ValidatorEngine.AUTO,
         description="SHACL engine: auto (turbo where it agrees with pySHACL, else pySHACL), pyshacl, turbo.",
     )
 
@@ -71,4 +75,6 @@ class ValidationConfig(BaseModel):
 class DomainsConfig(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    policy: Path | None = Field(None, description="Domain policy file; default: the bundled ontology/domains.yaml.")
+    policy: Path | None = Field(
+        default=None, description="Domain policy file; default: the bundled ontology/domains.yaml."
+    )

@@ -1,0 +1,57 @@
+"""What a caller of the installed package sees: checked by mypy and pyright in CI (never run by pytest).
+
+Each layer's public names come from the layer's ``__init__``; a type checker that cannot see the package
+(an import hook instead of a path) fails here on the first import.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import assert_type
+
+from hybridkg.errors import HybridKGError, InvalidInput
+from hybridkg.semantic import (
+    KnowledgeBase,
+    QueryResult,
+    ReasonerEngine,
+    ReasoningConfig,
+    StoreBackend,
+    StoreConfig,
+    ValidationConfig,
+    ValidationReport,
+    ValidatorEngine,
+    make_reasoner,
+    make_store,
+    make_validator,
+)
+from hybridkg.server import Settings, load_settings, open_knowledge_base
+from hybridkg.structural import Mode, RetrievalResult, StructuralConfig, StructuralKB
+
+
+def semantic_layer() -> None:
+    kb = KnowledgeBase(
+        make_store(StoreConfig(backend=StoreBackend.MEMORY)),
+        reasoner=make_reasoner(ReasoningConfig(engine=ReasonerEngine.REASONABLE)),
+        validator=make_validator(ValidationConfig(engine=ValidatorEngine.AUTO)),
+    )
+    assert_type(kb.query("ASK {}"), QueryResult)
+    assert_type(make_validator(ValidationConfig()).validate([], []), ValidationReport)
+
+
+def service_wiring() -> None:
+    settings = load_settings(None, environ={})
+    assert_type(settings, Settings)
+    assert_type(open_knowledge_base(settings), KnowledgeBase)
+
+
+def structural_layer(path: Path) -> None:
+    skb = StructuralKB.open(StructuralConfig(), path)
+    assert_type(skb.retrieve("who?", mode=Mode.LOCAL), RetrievalResult)
+
+
+def errors() -> None:
+    try:
+        semantic_layer()
+    except InvalidInput as e:
+        assert_type(e, InvalidInput)
+        assert isinstance(e, HybridKGError)
