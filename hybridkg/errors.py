@@ -8,6 +8,20 @@ from __future__ import annotations
 
 from typing import Any
 
+__all__ = [
+    "BackendUnavailable",
+    "HybridKGError",
+    "InputTooLarge",
+    "InvalidInput",
+    "InvalidQuery",
+    "NotFound",
+    "ParseError",
+    "ResponseTooLarge",
+    "ShapeViolation",
+    "Unsupported",
+    "UnsupportedFormat",
+]
+
 
 class HybridKGError(Exception):
     """Root of every error hybridkg raises on purpose."""
