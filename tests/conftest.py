@@ -1,4 +1,6 @@
-"""Shared fixtures: paths to ../shared data, a real `oxigraph serve` process, knowledge bases."""
+"""Shared fixtures (a real `oxigraph serve` process) and the skip ledger of support.prerequisites: a missing
+prerequisite skips a test, but under CI (CI=true or CI=1) it fails, and so does the session if any test other
+than the Neo4j ones ends skipped."""
 
 from __future__ import annotations
 
@@ -12,6 +14,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from support.prerequisites import SkipLedger, missing
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.pluginmanager.register(SkipLedger(), "hybridkg-skip-ledger")
 
 
 def _free_port() -> int:
@@ -23,7 +30,10 @@ def _free_port() -> int:
 def _oxigraph_binary() -> str:
     exe = shutil.which("oxigraph") or str(Path(sys.executable).parent / "oxigraph")
     if not Path(exe).exists():
-        pytest.skip("the `oxigraph` server (PyPI package oxigraph) is not installed")
+        missing(
+            f"the `oxigraph` server binary (looked on PATH and at {exe})",
+            "install the PyPI package oxigraph into the test venv (`.venv/bin/pip install oxigraph`)",
+        )
     return exe
 
 

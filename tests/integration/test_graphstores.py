@@ -12,6 +12,7 @@ from support.neo4j_env import neo4j_store
 
 from hybridkg.errors import InvalidInput, Unsupported
 from hybridkg.structural.base import CHUNK, ENTITY, MENTIONS, RELATED, Edge, EdgeRow, GraphStore, Node
+from hybridkg.structural.graphstore.memory import InMemoryGraphStore
 from hybridkg.structural.graphstore.server import ManagedFalkorDB
 
 TRICKY = "quote \" back \\ newline \n tab \t unit \x1f unicode é 漢 } $x `tick` 'single'"
@@ -31,8 +32,7 @@ def store(request: pytest.FixtureRequest) -> Iterator[GraphStore]:
     elif request.param == "neo4j":
         s = neo4j_store()
     else:
-        memory = pytest.importorskip("hybridkg.structural.graphstore.memory")
-        s = memory.InMemoryGraphStore()
+        s = InMemoryGraphStore()
     try:
         yield s
     finally:
@@ -55,8 +55,22 @@ def triangle(store: GraphStore) -> None:
     store.upsert_edges(MENTIONS, [EdgeRow("ka", "k", "a", CHUNK, ENTITY)])
 
 
-def test_every_backend_implements_the_protocol(store: GraphStore) -> None:
+def test_what_is_written_reads_back_until_deleted(store: GraphStore) -> None:
+    """The GraphStore members as a user meets them: write two nodes and an edge, read them back, delete one."""
     assert isinstance(store, GraphStore)
+    store.upsert_nodes(ENTITY, [{"id": "ada", "name": "Ada", "born": 1815}, {"id": "cb", "name": "Babbage"}])
+    store.upsert_edges(RELATED, [rel("r", "ada", "cb", kind="worked with")])
+    edge = Edge("r", RELATED, "ada", "cb", {"id": "r", "kind": "worked with"})
+    sub = store.neighbourhood(ENTITY, ["ada"], depth=1)
+    assert sub.nodes == {
+        "ada": Node("ada", ENTITY, {"id": "ada", "name": "Ada", "born": 1815}),
+        "cb": Node("cb", ENTITY, {"id": "cb", "name": "Babbage"}),
+    }
+    assert sub.edges == [edge]
+    assert store.edges(RELATED, ["r"]) == [edge]
+    store.delete(ENTITY, ["cb"])
+    assert set(store.neighbourhood(ENTITY, ["ada", "cb"], depth=1).nodes) == {"ada"}
+    assert store.edges(RELATED, ["r"]) == []
 
 
 def test_nodes_merge_by_id_and_none_removes(store: GraphStore) -> None:

@@ -14,6 +14,7 @@ from support.vectors import clustered
 from hybridkg.errors import InvalidInput, Unsupported
 from hybridkg.structural.base import ENTITY, RELATED, EdgeRow
 from hybridkg.structural.graphstore.cypher import CypherGraphStore
+from hybridkg.structural.graphstore.memory import InMemoryGraphStore
 from hybridkg.structural.graphstore.server import ManagedFalkorDB
 from hybridkg.structural.settings import VectorConfig
 from hybridkg.structural.vectors.native import NativeVectorIndex
@@ -112,6 +113,5 @@ def test_relationship_vectors(graph: CypherGraphStore) -> None:
 
 
 def test_the_in_memory_graph_has_no_native_index() -> None:
-    memory = pytest.importorskip("hybridkg.structural.graphstore.memory")
     with pytest.raises(Unsupported, match="falkordb or neo4j"):
-        NativeVectorIndex(memory.InMemoryGraphStore(), ENTITY, 4)
+        NativeVectorIndex(InMemoryGraphStore(), ENTITY, 4)

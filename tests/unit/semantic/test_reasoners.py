@@ -205,11 +205,44 @@ def test_chain_needs_every_link(reasoner: Reasoner) -> None:
     assert not any(tr.predicate == NamedNode(EX + "u") for tr in inferred)
 
 
-def test_key_needs_every_key_property(reasoner: Reasoner) -> None:
-    if reasoner.name == "owlrl":
-        pytest.xfail("owlrl 7.6 prp-key bug: it equates individuals that share a value for any one key")
-    text = ":C owl:hasKey ( :k1 :k2 ) . :x a :C ; :k1 1 ; :k2 2 . :y a :C ; :k1 1 ; :k2 3 . :z :k1 1 ; :k2 2 ."
-    inferred = reasoner.materialize(ttl(text))
+OWLRL_PRP_KEY_BUG = (
+    "owlrl 7.6.2 prp-key (OWLRL._properties in owlrl/OWLRL.py) checks a candidate y against x's key values with "
+    "`for i in range(0, len(pis) - 1)`, so the last key property is never compared: two instances of the class "
+    "that agree on every key property but the last are made owl:sameAs, and with a one-property key every "
+    "instance is equated with any instance that has a key value"
+)
+
+#: name -> (Turtle where no two individuals share all key values, whether owlrl's prp-key wrongly equates them)
+KEY_CASES: dict[str, tuple[str, bool]] = {
+    "differ-on-the-last-key": (
+        ":C owl:hasKey ( :k1 :k2 ) . :x a :C ; :k1 1 ; :k2 2 . :y a :C ; :k1 1 ; :k2 3 . :z :k1 1 ; :k2 2 .",
+        True,
+    ),
+    "one-key-different-values": (":C owl:hasKey ( :k ) . :x a :C ; :k 1 . :y a :C ; :k 2 .", True),
+    "differ-on-the-first-key": (
+        ":C owl:hasKey ( :k1 :k2 ) . :x a :C ; :k1 1 ; :k2 2 . :y a :C ; :k1 5 ; :k2 2 .",
+        False,
+    ),
+    "differ-on-a-middle-key": (
+        ":C owl:hasKey ( :k1 :k2 :k3 ) . :x a :C ; :k1 1 ; :k2 2 ; :k3 3 . :y a :C ; :k1 1 ; :k2 9 ; :k3 3 .",
+        False,
+    ),
+}
+
+
+def _key_params() -> list[object]:
+    params: list[object] = []
+    for engine in ENGINES:
+        for name, (text, owlrl_wrong) in KEY_CASES.items():
+            wrong = engine == "owlrl" and owlrl_wrong
+            marks = [pytest.mark.xfail(strict=True, reason=OWLRL_PRP_KEY_BUG)] if wrong else []
+            params.append(pytest.param(engine, text, marks=marks, id=f"{engine}-{name}"))
+    return params
+
+
+@pytest.mark.parametrize(("engine", "text"), _key_params())
+def test_key_needs_every_key_property(engine: str, text: str) -> None:
+    inferred = make_reasoner(ReasoningConfig(engine=engine)).materialize(ttl(text))
     assert not any(tr.predicate == SAME_AS for tr in inferred)
 
 
@@ -309,6 +342,7 @@ def test_factory_builds_each_engine() -> None:
         r = make_reasoner(ReasoningConfig(engine=engine))
         assert isinstance(r, Reasoner)
         assert r.name == str(engine)
+        assert t("x", "type", "B") in r.materialize(ttl(":A rdfs:subClassOf :B . :x a :A ."))
     assert make_reasoner(ReasoningConfig(engine="reasonable")).name == "reasonable"
 
 

@@ -49,8 +49,25 @@ def ids_of(index: VectorIndex, query: np.ndarray, k: int = 10) -> list[str]:
 # --------------------------------------------------------------------------------------------- behaviour
 
 
-def test_every_index_satisfies_the_protocol(make: Factory) -> None:
-    assert isinstance(make(None), VectorIndex)
+def test_every_index_keeps_the_protocols_promises(make: Factory, tmp_path: Path) -> None:
+    """Each VectorIndex member once, as a caller sees it: add, find, remove, save and reopen."""
+    index = make(tmp_path)
+    assert isinstance(index, VectorIndex)
+    assert (index.dim, len(index)) == (DIM, 0)
+    rows = random_rows(3)
+    index.upsert(["a", "b", "c"], rows * 2.5)
+    assert len(index) == 3
+    for i, name in enumerate("abc"):
+        best = index.search(rows[i], 1)[0]
+        assert best.id == name
+        assert best.score == pytest.approx(1.0, abs=1e-5)
+    index.remove(["b"])
+    assert len(index) == 2
+    assert sorted(ids_of(index, rows[1], k=3)) == ["a", "c"]
+    index.save()
+    reopened = make(tmp_path)
+    assert len(reopened) == 2
+    assert ids_of(reopened, rows[2], k=1) == ["c"]
 
 
 def test_empty_index_returns_no_hits(make: Factory) -> None:
@@ -385,6 +402,11 @@ def test_factory_builds_the_configured_index(backend: VectorBackend, cls: type, 
     index = make_vector_index(VectorConfig(backend=backend), 32, tmp_path)
     assert isinstance(index, cls)
     assert index.dim == 32
+    row = np.eye(1, 32, 5, dtype=np.float32)
+    index.upsert(["a"], row)
+    index.save()
+    reopened = make_vector_index(VectorConfig(backend=backend), 32, tmp_path)
+    assert ids_of(reopened, row[0], k=1) == ["a"]
 
 
 def test_factory_applies_the_hnsw_settings() -> None:
