@@ -7,6 +7,9 @@ DIR (written by the parent) holds ``params.json``, ``graph.json`` (entities, rel
 ``queries.json`` + ``query_vectors.npy`` (warm-up queries first). The graph goes in through LightRAG's
 custom-KG insert; its embedding function only looks precomputed vectors up by the exact text LightRAG asks
 for, and its LLM function is a stub that raises and counts, so the result proves no LLM was called.
+``params["vector_storage"]`` picks LightRAG's vector store: ``default`` (its NanoVectorDBStorage: full scan
+and a full argsort) or ``exact`` (:class:`ExactVectorStorage` below: the same exact search as hybridkg's
+``exact`` backend, registered with LightRAG's storage registry).
 Prints progress on stderr and one JSON object on stdout.
 """
 
@@ -21,12 +24,20 @@ import sys
 import tempfile
 import threading
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+from lightrag import kg as lightrag_kg
+from lightrag.base import BaseVectorStorage
+from lightrag.constants import DEFAULT_QUERY_PRIORITY
+from lightrag.utils import compute_mdhash_id
+from threadpoolctl import ThreadpoolController
 
 LLM_CALLS = 0
+BLAS = ThreadpoolController()
+STORAGES = {"default": "NanoVectorDBStorage", "exact": "ExactVectorStorage"}
 
 
 async def llm_stub(*args: Any, **kwargs: Any) -> str:
@@ -99,6 +110,134 @@ class VectorLookup:
         return out
 
 
+@dataclass
+class ExactVectorStorage(BaseVectorStorage):
+    """LightRAG's ``BaseVectorStorage`` over an in-memory float32 matrix, searched exactly as hybridkg's
+    ``ExactIndex.search`` does: unit vectors as the columns of a ``dim x capacity`` matrix, one ``q @ M``
+    product on one BLAS thread, ``argpartition`` for the top k, then a sort of those k. In memory only (the
+    benchmark never reopens it); rows are embedded at upsert, in batches of ``embedding_batch_num``."""
+
+    def __post_init__(self) -> None:
+        self._validate_embedding_func()
+        kwargs = self.global_config.get("vector_db_storage_cls_kwargs", {})
+        if kwargs.get("cosine_better_than_threshold") is None:
+            raise ValueError("cosine_better_than_threshold must be specified in vector_db_storage_cls_kwargs")
+        self.cosine_better_than_threshold = float(kwargs["cosine_better_than_threshold"])
+        self._batch = int(self.global_config["embedding_batch_num"])
+        self._dim = int(self.embedding_func.embedding_dim)
+        self._cols = np.zeros((self._dim, 0), dtype=np.float32)
+        self._ids: list[str] = []
+        self._row: dict[str, int] = {}
+        self._records: dict[str, dict[str, Any]] = {}
+
+    async def index_done_callback(self) -> bool:
+        return True  # nothing to persist
+
+    async def drop(self) -> dict[str, str]:
+        self._cols = np.zeros((self._dim, 0), dtype=np.float32)
+        self._ids, self._row, self._records = [], {}, {}
+        return {"status": "success", "message": "data dropped"}
+
+    async def upsert(self, data: dict[str, dict[str, Any]]) -> None:
+        if not data:
+            return
+        now = int(time.time())
+        ids = list(data)
+        contents = [data[i]["content"] for i in ids]
+        batches = [contents[i : i + self._batch] for i in range(0, len(contents), self._batch)]
+        parts = await asyncio.gather(*(self.embedding_func(b, context="document") for b in batches))
+        rows = np.asarray(np.concatenate(parts), dtype=np.float32)
+        if rows.shape != (len(ids), self._dim):
+            raise RuntimeError(f"embedding returned {rows.shape} for {len(ids)} texts of dimension {self._dim}")
+        norms = np.linalg.norm(rows, axis=1, keepdims=True)
+        rows = rows / np.where(norms > 0, norms, 1.0)
+        added = [i for i in ids if i not in self._row]
+        need = len(self._ids) + len(added)
+        if need > self._cols.shape[1]:
+            grown = np.zeros((self._dim, max(need, 2 * self._cols.shape[1], 64)), dtype=np.float32)
+            grown[:, : len(self._ids)] = self._cols[:, : len(self._ids)]
+            self._cols = grown
+        for i in added:
+            self._row[i] = len(self._ids)
+            self._ids.append(i)
+        self._cols[:, [self._row[i] for i in ids]] = rows.T
+        for i in ids:
+            self._records[i] = {"__id__": i, "__created_at__": now,
+                                **{k: v for k, v in data[i].items() if k in self.meta_fields}}
+
+    async def query(self, query: str, top_k: int, query_embedding: Any = None) -> list[dict[str, Any]]:
+        if query_embedding is None:
+            query_embedding = (await self.embedding_func([query], context="query",
+                                                         _priority=DEFAULT_QUERY_PRIORITY))[0]
+        q = np.asarray(query_embedding, dtype=np.float32).reshape(-1)
+        norm = float(np.linalg.norm(q))
+        q = q / norm if norm > 0 else q
+        n = len(self._ids)
+        if n == 0 or top_k <= 0:
+            return []
+        with BLAS.limit(limits=1, user_api="blas"):
+            sims = q @ self._cols[:, :n]
+        if top_k < n:
+            top = np.argpartition(-sims, top_k - 1)[:top_k]
+            top = top[np.argsort(-sims[top], kind="stable")]
+        else:
+            top = np.argsort(-sims, kind="stable")
+        out = []
+        for r in top.tolist():
+            score = float(sims[r])
+            if score < self.cosine_better_than_threshold:
+                break
+            rec = self._records[self._ids[r]]
+            out.append({**rec, "__metrics__": score, "id": rec["__id__"], "distance": score,
+                        "created_at": rec["__created_at__"]})
+        return out
+
+    def _format(self, rec: dict[str, Any] | None) -> dict[str, Any] | None:
+        return None if rec is None else {**rec, "id": rec["__id__"], "created_at": rec["__created_at__"]}
+
+    async def get_by_id(self, id: str) -> dict[str, Any] | None:
+        return self._format(self._records.get(id))
+
+    async def get_by_ids(self, ids: list[str]) -> list[dict[str, Any]]:
+        return [self._format(self._records.get(i)) for i in ids]  # type: ignore[misc]  # None where absent
+
+    async def get_vectors_by_ids(self, ids: list[str]) -> dict[str, list[float]]:
+        return {i: self._cols[:, self._row[i]].tolist() for i in ids if i in self._row}
+
+    async def delete(self, ids: list[str]) -> None:
+        for id_ in ids:
+            row = self._row.pop(id_, None)
+            if row is None:
+                continue
+            self._records.pop(id_, None)
+            last = len(self._ids) - 1
+            if row != last:
+                moved = self._ids[last]
+                self._cols[:, row] = self._cols[:, last]
+                self._ids[row] = moved
+                self._row[moved] = row
+            self._ids.pop()
+
+    async def delete_entity(self, entity_name: str) -> None:
+        await self.delete([compute_mdhash_id(entity_name, prefix="ent-")])
+
+    async def delete_entity_relation(self, entity_name: str) -> None:
+        await self.delete([i for i, r in self._records.items()
+                           if entity_name in (r.get("src_id"), r.get("tgt_id"))])
+
+
+def register_storage(cls: type) -> str:
+    """Make ``cls`` a vector storage LightRAG accepts by name (its registry: implementation list, required
+    environment variables, module to import it from)."""
+    name = cls.__name__
+    impls = lightrag_kg.STORAGE_IMPLEMENTATIONS["VECTOR_STORAGE"]["implementations"]
+    if name not in impls:
+        impls.append(name)
+    lightrag_kg.STORAGE_ENV_REQUIREMENTS.setdefault(name, [])
+    lightrag_kg.STORAGES[name] = cls.__module__
+    return name
+
+
 def log(msg: str) -> None:
     print(f"[lightrag] {msg}", file=sys.stderr, flush=True)
 
@@ -133,9 +272,13 @@ async def run(work: Path) -> dict[str, Any]:
         lookup.add(chunk_texts, np.load(work / "chunk_vectors.npy"))
     lookup.add(queries, np.load(work / "query_vectors.npy"))
 
+    storage = STORAGES[params.get("vector_storage", "default")]
+    if storage == ExactVectorStorage.__name__:
+        register_storage(ExactVectorStorage)
     with tempfile.TemporaryDirectory(prefix="lightrag-bench-") as tmp:
         rag = LightRAG(
             working_dir=tmp,
+            vector_storage=storage,
             embedding_func=EmbeddingFunc(embedding_dim=lookup.dim, func=lookup, model_name="bench-precomputed"),
             llm_model_func=llm_stub,
             tokenizer=Tokenizer("bench-words", WordTokenizer()),
@@ -149,7 +292,7 @@ async def run(work: Path) -> dict[str, Any]:
         await rag.initialize_storages()
         try:
             log(f"inserting {len(graph['entities'])} entities, {len(graph['relationships'])} relations, "
-                f"{len(graph['chunks'])} chunks (custom KG)")
+                f"{len(graph['chunks'])} chunks (custom KG, vector storage {storage})")
             lookup.seconds = 0.0
             start = time.perf_counter()
             await rag.ainsert_custom_kg(graph)
@@ -159,6 +302,7 @@ async def run(work: Path) -> dict[str, Any]:
             nx_graph = await store._get_graph()  # NetworkXStorage keeps one networkx.Graph
             out: dict[str, Any] = {
                 "version": lightrag_version,
+                "vector_storage": type(rag.entities_vdb).__name__,
                 "insert_s": insert_s,
                 "insert_lookup_s": insert_embed_s,
                 "nodes": nx_graph.number_of_nodes(),
