@@ -53,5 +53,5 @@ def errors() -> None:
     try:
         semantic_layer()
     except InvalidInput as e:
-        assert_type(e, InvalidInput)
-        assert isinstance(e, HybridKGError)
+        root: HybridKGError = e
+        assert_type(root, HybridKGError)

@@ -15,6 +15,7 @@ from types import ModuleType
 import owlrl
 import pytest
 from pyoxigraph import BlankNode, Literal, NamedNode, RdfFormat, Triple, parse
+from support.shared import shared_path
 
 from hybridkg.semantic.base import Explanation
 from hybridkg.semantic.convert import from_rdflib_triples, to_rdflib_graph
@@ -46,7 +47,6 @@ PREFIXES = """
 @prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .
 @prefix xsd: <http://www.w3.org/2001/XMLSchema#> .
 """
-LUBM = Path("/work/shared/data/lubm")
 
 
 def ex(name: str) -> NamedNode:
@@ -299,13 +299,13 @@ def test_memory_view_matches_every_pattern() -> None:
 
 @pytest.fixture(scope="module")
 def lubm_view() -> MemoryGraphView:
-    if not (LUBM / "lubm1-University0.nt").exists():
-        pytest.skip("LUBM data not available")
     from hybridkg.semantic.reasoning.factory import make_reasoner
+
+    lubm = shared_path("lubm")
 
     asserted: set[Triple] = set()
     for name, fmt in (("univ-bench.ttl", RdfFormat.TURTLE), ("lubm1-University0.nt", RdfFormat.N_TRIPLES)):
-        asserted |= {Triple(q.subject, q.predicate, q.object) for q in parse(path=LUBM / name, format=fmt)}
+        asserted |= {Triple(q.subject, q.predicate, q.object) for q in parse(path=lubm / name, format=fmt)}
     # the default engine, exactly as the knowledge base stores its output
     return MemoryGraphView(asserted, make_reasoner(ReasoningConfig(engine="reasonable")).materialize(asserted))
 

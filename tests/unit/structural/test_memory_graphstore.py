@@ -26,8 +26,10 @@ def g() -> InMemoryGraphStore:
     return store
 
 
-def test_it_is_a_graph_store(g: InMemoryGraphStore) -> None:
-    assert isinstance(g, GraphStore)
+def test_it_serves_the_graph_store_protocol(g: InMemoryGraphStore) -> None:
+    store: GraphStore = g
+    store.upsert_nodes(ENTITY, [{"id": "ent:z", "name": "Z"}])
+    assert store.neighbourhood(ENTITY, ["ent:z"], depth=0).nodes["ent:z"].props["name"] == "Z"
 
 
 def test_upsert_merges_properties_and_none_removes_one(g: InMemoryGraphStore) -> None:
