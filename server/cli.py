@@ -1,13 +1,17 @@
 """The ``hybridkg`` command line: a stable contract other tools script against.
 
-Exit codes: 0 success, 1 ``validate`` found violations, 2 error (message on stderr).
+Exit codes: 0 success, 1 ``validate`` found violations, 2 error (message on stderr). Every error a user
+can cause is a :class:`~hybridkg.errors.HybridKGError` whose message says what to do; anything else is a
+bug, reported with its traceback, and still exits 2.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
+import traceback
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -84,17 +88,55 @@ def _print_json(obj: object) -> None:
     sys.stdout.write(json.dumps(obj, indent=2, ensure_ascii=False) + "\n")
 
 
+def input_path(name: str | Path, what: str = "file") -> Path:
+    """The path of a file the user named, or :class:`InvalidInput` saying what is wrong with it."""
+    path = Path(name)
+    if path.is_dir():
+        raise InvalidInput(f"{path} is a directory, not a {what}; pass a file inside it")
+    if not path.exists():
+        raise InvalidInput(f"no such {what}: {path}")
+    if not os.access(path, os.R_OK):
+        raise InvalidInput(f"cannot read {what} {path}: permission denied; check its permissions")
+    return path
+
+
+def read_input(path: Path, what: str = "file") -> bytes:
+    try:
+        return input_path(path, what).read_bytes()
+    except OSError as e:
+        hint = "; check its permissions" if isinstance(e, PermissionError) else ""
+        raise InvalidInput(f"cannot read {what} {path}: {e.strerror or e}{hint}") from e
+
+
+def read_text_input(path: Path, what: str = "file") -> str:
+    data = read_input(path, what)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise InvalidInput(f"{what} {path} is not UTF-8 text (byte {e.start}); save it as UTF-8") from e
+
+
 def cmd_load(args: argparse.Namespace) -> int:
+    from hybridkg.semantic.formats import resolve_format
+
+    paths = [input_path(name) for name in args.files]
+    for path in paths:
+        resolve_format(args.format, path)  # every file's format is known before anything is loaded
     kb = _open(args)
     results = []
-    for name in args.files:
-        path = Path(name)
-        if not path.is_file():
-            raise InvalidInput(f"no such file: {path}")
-        results.append(
-            kb.load(path, fmt=args.format, graph=args.graph, domain=args.domain, bulk=args.bulk, progress=True)
-        )
-    kb.flush()
+    try:
+        for path in paths:
+            results.append(
+                kb.load(path, fmt=args.format, graph=args.graph, domain=args.domain, bulk=args.bulk, progress=True)
+            )
+    except HybridKGError as e:
+        if results:
+            done = ", ".join(str(p) for p in paths[: len(results)])
+            e.add_note(f"{done} {'was' if len(results) == 1 else 'were'} loaded before it; "
+                       f"{paths[len(results)]} and the files after it were not")
+        raise
+    finally:
+        kb.flush()
     if args.json:
         _print_json({
             "files": [r.to_json() for r in results],
@@ -131,18 +173,16 @@ def cmd_reason(args: argparse.Namespace) -> int:
 
 def _read_query(text: str) -> str:
     if text.startswith("@"):
-        path = Path(text[1:])
-        if not path.is_file():
-            raise InvalidInput(f"no such query file: {path}")
-        return path.read_text(encoding="utf-8")
+        return read_text_input(Path(text[1:]), "query file")
     return text
 
 
 def cmd_sparql(args: argparse.Namespace) -> int:
     from hybridkg.server.sparql_json import ntriples, results_json
 
+    query = _read_query(args.query)
     kb = _open(args)
-    result = kb.query(_read_query(args.query), inference=not args.no_inference)
+    result = kb.query(query, inference=not args.no_inference)
     if result.kind == "graph":
         sys.stdout.write(ntriples(result))
     else:
@@ -153,8 +193,9 @@ def cmd_sparql(args: argparse.Namespace) -> int:
 def cmd_explain(args: argparse.Namespace) -> int:
     from hybridkg.semantic.ntriples import parse_triple
 
+    triple = parse_triple(args.triple)
     kb = _open(args)
-    _print_json(kb.explain(parse_triple(args.triple)).to_json())
+    _print_json(kb.explain(triple).to_json())
     return EXIT_OK
 
 
@@ -167,12 +208,16 @@ def cmd_validate(args: argparse.Namespace) -> int:
 
     settings = _settings(args)
     graph = NamedNode("urn:hybridkg:validate")
-    shapes_path = Path(args.shapes)
-    shapes = [q.triple for q in parse_document(shapes_path, resolve_format(None, shapes_path), graph).quads]
+    limit = settings.store.max_input_bytes
+    shapes_path = input_path(args.shapes, "shapes file")
+    paths = [input_path(name) for name in args.data]
+    formats = [resolve_format(None, p) for p in paths]
+    shapes = [
+        q.triple for q in parse_document(shapes_path, resolve_format(None, shapes_path), graph, max_bytes=limit).quads
+    ]
     data: set[Triple] = set()
-    for name in args.data:
-        path = Path(name)
-        data.update(q.triple for q in parse_document(path, resolve_format(None, path), graph).quads)
+    for path, fmt in zip(paths, formats, strict=True):
+        data.update(q.triple for q in parse_document(path, fmt, graph, max_bytes=limit).quads)
     if args.store:
         kb = _open(args)
         data.update(q.triple for q in kb.store.quads())
@@ -219,17 +264,36 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return COMMANDS[args.command](args)
-    except ShapeViolation as e:
-        sys.stderr.write(f"error: {e}\n")
-        for r in e.report.violations:
-            sys.stderr.write(f"  {r.focus} {r.path or ''} [{r.constraint.rsplit('#', 1)[-1]}]: {r.message}\n")
-        return EXIT_ERROR
     except HybridKGError as e:
+        sys.stderr.write(f"error: {e}\n")
+        if isinstance(e, ShapeViolation):
+            for r in e.report.violations:
+                sys.stderr.write(f"  {r.focus} {r.path or ''} [{r.constraint.rsplit('#', 1)[-1]}]: {r.message}\n")
+        for note in getattr(e, "__notes__", ()):
+            sys.stderr.write(f"  {note}\n")
+        return EXIT_ERROR
+    except BrokenPipeError:
+        _silence_stdout()  # the reader went away (| head); Python would fail again flushing at exit
+        return EXIT_ERROR
+    except OSError as e:
         sys.stderr.write(f"error: {e}\n")
         return EXIT_ERROR
     except KeyboardInterrupt:
         sys.stderr.write("interrupted\n")
         return EXIT_ERROR
+    except Exception as e:
+        traceback.print_exc()
+        sys.stderr.write(f"error: internal error ({type(e).__name__}: {e}); this is a bug in hybridkg, "
+                         "please report it with the traceback above\n")
+        return EXIT_ERROR
+
+
+def _silence_stdout() -> None:
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
 
 
 if __name__ == "__main__":

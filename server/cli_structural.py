@@ -10,7 +10,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from hybridkg.errors import InvalidInput
+from hybridkg.errors import InputTooLarge, InvalidInput
+from hybridkg.server.cli import input_path, read_input, read_text_input
 from hybridkg.structural.settings import Mode
 
 
@@ -64,9 +65,14 @@ def cmd_docs(args: argparse.Namespace, settings: Any, print_json: Any) -> int:
         raise InvalidInput("--id names one document; give exactly one FILE with it")
     items: list[tuple[str, Path]] = [(args.id or doc_id_for(Path(f)), Path(f)) for f in args.files]
     if args.action != "delete":
+        limit = settings.structural.chunking.max_document_bytes
         for _, path in items:
-            if not path.is_file():
-                raise InvalidInput(f"no such file: {path}")
+            size = input_path(path).stat().st_size
+            if size > limit:  # before reading it into memory
+                raise InputTooLarge(
+                    f"{path} is {size:,} bytes; the limit is {limit:,} bytes "
+                    "(structural.chunking.max_document_bytes); split the document or raise the limit"
+                )
     skb = _open_structural(settings, (args.domain,) if args.action != "delete" else ())
     changes = []
     try:
@@ -74,7 +80,7 @@ def cmd_docs(args: argparse.Namespace, settings: Any, print_json: Any) -> int:
             if args.action == "delete":
                 changes.append(skb.delete_document(doc_id, domain=args.domain))
                 continue
-            data = path.read_bytes()
+            data = read_input(path)
             op = skb.add_document if args.action == "add" else skb.update_document
             changes.append(op(doc_id, data, domain=args.domain, fmt=args.format, name=path.name))
     finally:
@@ -110,11 +116,9 @@ def parse_scores(pairs: list[str], from_file: str | None) -> dict[str, float]:
     scores: dict[str, float] = {}
     if from_file:
         path = Path(from_file)
-        if not path.is_file():
-            raise InvalidInput(f"no such file: {path}")
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (UnicodeDecodeError, json.JSONDecodeError) as e:
+            data = json.loads(read_text_input(path, "feedback file"))
+        except json.JSONDecodeError as e:
             raise InvalidInput(f"{path} is not a JSON object of node_id -> score: {e}") from e
         if not isinstance(data, dict):
             raise InvalidInput(f"{path} is not a JSON object of node_id -> score")

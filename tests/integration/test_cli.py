@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import bz2
+import gzip
 import json
+import lzma
+import os
 import shutil
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -135,3 +140,178 @@ def test_demo_runs() -> None:
     assert "rejected bad-prescription.ttl" in out
     assert "accepted new-patient.ttl" in out
     assert "[cls-svf1]" in out
+
+
+def _count(store: Path) -> int:
+    """Asserted triples in the default data graph."""
+    count = "SELECT (COUNT(*) AS ?n) WHERE { GRAPH <urn:hybridkg:graph:default> { ?s ?p ?o } }"
+    out = hybridkg("sparql", "--store", store, count)
+    return int(json.loads(out.stdout)["results"]["bindings"][0]["n"]["value"])
+
+
+def test_load_compressed_files(tmp_path: Path) -> None:
+    nt_gz = tmp_path / "data.nt.gz"
+    nt_gz.write_bytes(gzip.compress(DATA.encode()))
+    ttl_bz2 = tmp_path / "onto.ttl.bz2"
+    ttl_bz2.write_bytes(bz2.compress(ONTOLOGY.encode()))
+    store = tmp_path / "store"
+    summary = json.loads(hybridkg("load", "--store", store, "--graph", EX + "g", "--json", ttl_bz2, nt_gz).stdout)
+    assert [f["format"] for f in summary["files"]] == ["Turtle", "N-Triples"]
+    assert [f["parsed"] for f in summary["files"]] == [2, 3]
+    assert summary["triples_asserted"] == 5
+    assert summary["triples_inferred"] >= 2
+    res = json.loads(hybridkg("sparql", "--store", store, f"ASK {{ <{EX}rex> a <{EX}Animal> }}").stdout)
+    assert res["boolean"] is True
+
+    renamed = tmp_path / "data.bin"  # compression found by its magic bytes, format given by --format
+    renamed.write_bytes(gzip.compress(f"<{EX}x> <{EX}p> <{EX}y> .\n".encode()))
+    summary = json.loads(hybridkg("load", "--store", store, "--format", "nt", "--json", renamed).stdout)
+    assert summary["triples_asserted"] == 1
+
+
+def test_corrupt_or_oversized_compressed_files_store_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    store = tmp_path / "store"
+    (tmp_path / "seed.nt").write_text(DATA)
+    hybridkg("load", "--store", store, tmp_path / "seed.nt")
+    packed = gzip.compress((f"<{EX}n> <{EX}p> <{EX}m> .\n" * 5_000).encode() + DATA.encode())
+    truncated = tmp_path / "cut.nt.gz"
+    truncated.write_bytes(packed[: len(packed) - 20])
+    proc = hybridkg("load", "--store", store, truncated, check=False)
+    assert proc.returncode == 2
+    assert "cut.nt.gz is not a valid gzip stream" in proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert _count(store) == 3
+
+    line = f"<{EX}s> <{EX}p> <{EX}o> .\n".encode()
+    bomb = tmp_path / "bomb.nt.xz"
+    bomb.write_bytes(lzma.compress(line * 400_000))  # ~10 MB of N-Triples in a few KB
+    assert bomb.stat().st_size < 100_000
+    monkeypatch.setenv("HYBRIDKG_STORE__MAX_INPUT_BYTES", "1000000")
+    proc = hybridkg("load", "--store", store, bomb, check=False)
+    assert proc.returncode == 2
+    assert "bomb.nt.xz decompresses to more than the configured limit of 1,000,000 bytes" in proc.stderr
+    assert "store.max_input_bytes" in proc.stderr
+    assert _count(store) == 3
+
+
+def test_paths_users_get_wrong_are_errors_with_exit_2(tmp_path: Path) -> None:
+    store = tmp_path / "store"
+    good = tmp_path / "good.nt"
+    good.write_text(DATA)
+    folder = tmp_path / "folder"
+    folder.mkdir()
+    cases = [
+        (("load", "--store", store, folder), "folder is a directory, not a file"),
+        (("load", "--store", store, good, tmp_path / "missing.nt"), "no such file"),
+        (("load", "--store", store, good, tmp_path / "notes.txt"), "cannot tell the RDF format"),
+        (("sparql", "--store", store, f"@{folder}"), "is a directory, not a query file"),
+        (("sparql", "--store", store, f"@{tmp_path / 'missing.rq'}"), "no such query file"),
+        (("validate", "--shapes", folder, good), "is a directory, not a shapes file"),
+        (("validate", "--shapes", good, folder), "folder is a directory"),
+    ]
+    (tmp_path / "notes.txt").write_text("hello")
+    for args, message in cases:
+        proc = hybridkg(*args, check=False)
+        assert proc.returncode == 2, (args, proc.stderr)
+        assert message in proc.stderr, (args, proc.stderr)
+        assert "Traceback" not in proc.stderr
+    assert not store.exists() or _count(store) == 0, "a bad file in the list stops the load before any file"
+
+    query = tmp_path / "latin1.rq"
+    query.write_bytes("SELECT * WHERE { ?s ?p \"caf\u00e9\" }".encode("latin-1"))
+    proc = hybridkg("sparql", "--store", store, f"@{query}", check=False)
+    assert proc.returncode == 2
+    assert "latin1.rq is not UTF-8 text" in proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+def test_a_parse_error_in_a_later_file_says_what_was_loaded(tmp_path: Path) -> None:
+    store = tmp_path / "store"
+    good = tmp_path / "good.nt"
+    good.write_text(DATA)
+    bad = tmp_path / "bad.nt"
+    bad.write_text(f'<{EX}x> <{EX}p> "unterminated .\n')
+    proc = hybridkg("load", "--store", store, good, bad, check=False)
+    assert proc.returncode == 2
+    assert "N-Triples parse error at line 1" in proc.stderr
+    assert f"(in {bad})" in proc.stderr
+    assert "good.nt was loaded before it; " in proc.stderr
+    assert _count(store) == 3
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root reads files whatever their permissions")
+def test_unreadable_file_is_an_error_with_exit_2(tmp_path: Path) -> None:
+    secret = tmp_path / "secret.nt"
+    secret.write_text(DATA)
+    secret.chmod(0)
+    proc = hybridkg("load", "--store", tmp_path / "store", secret, check=False)
+    assert proc.returncode == 2
+    assert "cannot read file" in proc.stderr
+    assert "permission" in proc.stderr
+
+
+def test_a_file_that_cannot_be_opened_is_an_error_with_exit_2(tmp_path: Path) -> None:
+    sock = tmp_path / "sock.nt"  # a unix socket: it exists, but open() fails even for root
+    with socket.socket(socket.AF_UNIX) as server:
+        server.bind(str(sock))
+        for args, message in [
+            (("load", "--store", tmp_path / "store", sock), "cannot read"),
+            (("sparql", "--store", tmp_path / "store", f"@{sock}"), "cannot read query file"),
+            (("validate", "--shapes", sock, sock), "cannot read"),
+        ]:
+            proc = hybridkg(*args, check=False)
+            assert proc.returncode == 2, (args, proc.stderr)
+            assert f"{message} {sock}: No such device or address" in proc.stderr
+            assert "Traceback" not in proc.stderr
+
+
+def test_a_closed_stdout_is_not_a_traceback(loaded_store: Path) -> None:
+    exe = shutil.which("hybridkg", path=str(Path(sys.executable).parent)) or "hybridkg"
+    proc = subprocess.Popen(
+        [exe, "sparql", "--store", str(loaded_store), "SELECT * WHERE { ?s ?p ?o }"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    assert proc.stdout is not None
+    assert proc.stderr is not None
+    proc.stdout.close()  # like `| head` exiting before the output is written
+    err = proc.stderr.read()
+    assert proc.wait(timeout=120) == 2
+    assert "Traceback" not in err
+
+
+def test_an_unexpected_exception_still_exits_2_with_its_traceback(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from hybridkg.server import cli
+
+    def broken(args: object) -> int:
+        raise ValueError("boom")
+
+    monkeypatch.setitem(cli.COMMANDS, "reason", broken)
+    assert cli.main(["reason"]) == cli.EXIT_ERROR
+    err = capsys.readouterr().err
+    assert "Traceback" in err
+    assert "error: internal error (ValueError: boom); this is a bug in hybridkg" in err
+
+
+def test_structural_commands_check_their_files_first(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    folder = tmp_path / "folder"
+    folder.mkdir()
+    big = tmp_path / "big.txt"
+    big.write_text("word " * 3_000)
+    latin1 = tmp_path / "scores.json"
+    latin1.write_bytes('{"caf\u00e9": 1}'.encode("latin-1"))
+    monkeypatch.setenv("HYBRIDKG_STRUCTURAL__CHUNKING__MAX_DOCUMENT_BYTES", "10000")
+    store = tmp_path / "store"
+    for args, message in [
+        (("docs", "add", "--store", store, "--domain", "crm", folder), "folder is a directory, not a file"),
+        (("docs", "add", "--store", store, "--domain", "crm", big),
+         "big.txt is 15,000 bytes; the limit is 10,000 bytes (structural.chunking.max_document_bytes)"),
+        (("feedback", "--store", store, "--from", latin1), "scores.json is not UTF-8 text"),
+        (("feedback", "--store", store, "--from", folder), "folder is a directory, not a feedback file"),
+    ]:
+        proc = hybridkg(*args, check=False)
+        assert proc.returncode == 2, (args, proc.stderr)
+        assert message in proc.stderr, (args, proc.stderr)
+        assert "Traceback" not in proc.stderr
+    assert not store.exists(), "nothing was opened"
