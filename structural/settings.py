@@ -119,6 +119,9 @@ class ExtractorConfig(BaseModel):
     api_key: str | None = Field(None, description="API key for the LLM extractor (sent as a Bearer token).")
     timeout_s: float = Field(60.0, gt=0, description="Timeout of one chat-completions call.")
     gleaning: int = Field(1, ge=0, le=3, description="Extra 'anything missed?' passes (GraphRAG gleaning).")
+    max_response_bytes: int = Field(
+        16 << 20, gt=0, description="Largest chat-completions response read, in bytes; a larger one fails the call."
+    )
 
 
 class ChunkingConfig(BaseModel):

@@ -8,7 +8,8 @@ combined), relations by endpoints and type (keywords united, the strongest weigh
 endpoint the model did not list as an entity is added as a ``concept``.
 
 Failures say what to check: unreachable server, timeout, rejected API key (401/403), unknown model or
-path (404), other HTTP errors (the server's own message is shown), replies that are not chat completions.
+path (404), other HTTP errors (the server's own message is shown), replies that are not chat completions,
+replies larger than ``max_response_bytes`` (read in blocks, so a runaway server cannot exhaust memory).
 A reply without a readable extraction is asked for once more, then reported with its first 200 characters.
 """
 
@@ -23,6 +24,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from hybridkg.errors import BackendUnavailable, HybridKGError
+from hybridkg.httpio import read_capped
 from hybridkg.structural.base import ExtractedEntity, ExtractedRelation, Extraction
 from hybridkg.structural.extract.parsing import parse_extraction
 from hybridkg.structural.extract.prompts import extraction_messages, gleaning_messages
@@ -32,19 +34,25 @@ log = logging.getLogger(__name__)
 
 SHOWN_REPLY_CHARS = 200
 MAX_DESCRIPTION_CHARS = 1000
+#: Default of ``structural.extractor.max_response_bytes``.
+DEFAULT_MAX_RESPONSE_BYTES = 16 << 20
+#: Bytes of an HTTP error's body read for its message.
+ERROR_BODY_BYTES = 4096
 
 
 class LLMExtractor:
     """An :class:`~hybridkg.structural.base.Extractor` over an OpenAI-compatible chat-completions endpoint."""
 
     def __init__(
-        self, base_url: str, model: str, api_key: str | None = None, timeout_s: float = 60.0, gleaning: int = 1
+        self, base_url: str, model: str, api_key: str | None = None, timeout_s: float = 60.0, gleaning: int = 1,
+        max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES,
     ) -> None:
         self.base_url = base_url.rstrip("/")
         self.model = model
         self.api_key = api_key
         self.timeout_s = timeout_s
         self.gleaning = max(0, gleaning)
+        self.max_response_bytes = max_response_bytes
 
     def __repr__(self) -> str:
         return f"LLMExtractor({self.endpoint!r}, model={self.model!r}, gleaning={self.gleaning})"
@@ -94,7 +102,10 @@ class LLMExtractor:
         )
         try:
             with urllib.request.urlopen(request, timeout=self.timeout_s) as response:
-                body = response.read()
+                body = read_capped(
+                    response, self.max_response_bytes, f"the chat API at {self.endpoint}",
+                    "structural.extractor.max_response_bytes",
+                )
         except urllib.error.HTTPError as e:
             raise self._http_error(e) from e
         except TimeoutError as e:
@@ -121,8 +132,8 @@ class LLMExtractor:
 
     def _http_error(self, e: urllib.error.HTTPError) -> BackendUnavailable:
         try:
-            detail = e.read().decode("utf-8", "replace").strip()
-        except OSError:
+            detail = e.read(ERROR_BODY_BYTES).decode("utf-8", "replace").strip()
+        except (OSError, http.client.HTTPException):
             detail = ""
         shown = f": {detail[:SHOWN_REPLY_CHARS]}" if detail else ""
         if e.code in (401, 403):

@@ -4,16 +4,28 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from support.chat_server import Canned, ChatServer, closed_port
 
-from hybridkg.errors import BackendUnavailable, HybridKGError
+from hybridkg.errors import BackendUnavailable, HybridKGError, NotFound, ResponseTooLarge
 from hybridkg.structural.base import Extractor
 from hybridkg.structural.extract.llm import LLMExtractor
 from hybridkg.structural.extract.prompts import GLEANING_PROMPT
 from hybridkg.structural.factory import make_extractor
-from hybridkg.structural.settings import ExtractorConfig, ExtractorKind
+from hybridkg.structural.knowledge import StructuralKB
+from hybridkg.structural.settings import (
+    EmbedderConfig,
+    EmbedderKind,
+    ExtractorConfig,
+    ExtractorKind,
+    GraphBackend,
+    GraphConfig,
+    StructuralConfig,
+    VectorBackend,
+    VectorConfig,
+)
 
 TEXT = "Aspirin relieves headaches. Bayer first sold aspirin in 1899."
 TYPES = ["Drug", "Disease", "Organization"]
@@ -177,3 +189,40 @@ def test_the_factory_builds_it_from_config(server: ChatServer) -> None:
     config = ExtractorConfig(kind=ExtractorKind.LLM, base_url=server.url, model="test-model", gleaning=0)
     found = make_extractor(config).extract(TEXT)
     assert {e.name for e in found.entities} == {"Aspirin", "headache"}
+
+
+def test_an_oversized_reply_is_refused_and_names_the_setting(server: ChatServer) -> None:
+    server.push(Canned(content="x" * 300_000))
+    with pytest.raises(ResponseTooLarge, match="larger than 100,000 bytes") as info:
+        extractor(server, max_response_bytes=100_000).extract(TEXT)
+    assert "structural.extractor.max_response_bytes" in str(info.value)
+    assert server.url in str(info.value)
+    assert LLMExtractor(server.url, "m").max_response_bytes == ExtractorConfig().max_response_bytes
+
+
+def test_an_oversized_error_body_is_read_only_for_its_start(server: ChatServer) -> None:
+    server.push(Canned(status=500, body='{"error": {"message": "CUDA out of memory"}}' + " " * 5_000_000))
+    with pytest.raises(BackendUnavailable, match="HTTP 500") as info:
+        extractor(server).extract(TEXT)
+    assert "CUDA out of memory" in str(info.value)
+    assert len(str(info.value)) < 600
+
+
+def test_an_oversized_reply_leaves_nothing_half_written(server: ChatServer, tmp_path: Path) -> None:
+    config = StructuralConfig(
+        graph=GraphConfig(backend=GraphBackend.MEMORY),
+        embedder=EmbedderConfig(kind=EmbedderKind.HASH),
+        vectors=VectorConfig(backend=VectorBackend.EXACT),
+    )
+    with StructuralKB.open(config, tmp_path / "s") as skb:
+        skb.extractor = extractor(server, gleaning=1, max_response_bytes=100_000)
+        server.push(FIRST, Canned(content="y" * 300_000))  # the extraction is fine, its gleaning is too large
+        with pytest.raises(ResponseTooLarge):
+            skb.add_document("a.txt", TEXT, domain="main")
+        assert len(server.requests) == 2
+        assert all(n == 0 for n in skb.stats().values()), skb.stats()
+        with pytest.raises(NotFound):
+            skb.delete_document("a.txt")
+        server.push(FIRST, '{"entities": [], "relations": []}')
+        change = skb.add_document("a.txt", TEXT, domain="main")
+        assert change.entities_added == 2
