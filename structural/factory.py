@@ -36,7 +36,12 @@ def make_extractor(config: ExtractorConfig, known: Sequence[KnownEntity] = ()) -
                     "(e.g. HYBRIDKG_STRUCTURAL__EXTRACTOR__BASE_URL=http://localhost:8000/v1)"
                 )
             return LLMExtractor(
-                config.base_url, config.model, config.api_key, timeout_s=config.timeout_s, gleaning=config.gleaning
+                config.base_url,
+                config.model,
+                config.api_key,
+                timeout_s=config.timeout_s,
+                gleaning=config.gleaning,
+                max_response_bytes=config.max_response_bytes,
             )
     raise InvalidInput(f"unknown extractor {config.kind!r}")
 

@@ -53,36 +53,42 @@ class GraphTransport(StrEnum):
 class GraphConfig(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    backend: GraphBackend = Field(GraphBackend.FALKORDB, description="falkordb (embedded, default), neo4j, memory.")
-    graph_name: str = Field("hybridkg", description="Graph (FalkorDB key) or database (Neo4j) name.")
+    backend: GraphBackend = Field(
+        default=GraphBackend.FALKORDB, description="falkordb (embedded, default), neo4j, memory."
+    )
+    graph_name: str = Field(default="hybridkg", description="Graph (FalkorDB key) or database (Neo4j) name.")
     transport: GraphTransport = Field(
-        GraphTransport.UNIX,
+        default=GraphTransport.UNIX,
         description="How the managed FalkorDB listens: unix (default: a socket in its 0700 data directory, or in "
         "a private 0700 directory under the temp dir when that path is too long for a socket; no TCP port) or tcp "
         "(host and port).",
     )
     auth: bool = Field(
-        True,
+        default=True,
         description="The managed FalkorDB requires a password: a random one made at each start and kept in "
         "<data dir>/falkordb.pass (mode 0600). false: no password, so with transport tcp any local user can read "
         "and flush the graph; turn it off only on a host you trust, for a tool that cannot send a password.",
     )
-    host: str = Field("127.0.0.1", description="transport tcp: interface the managed FalkorDB binds to.")
-    port: int = Field(0, ge=0, le=65535, description="transport tcp: port of the managed FalkorDB; 0 picks a free one.")
+    host: str = Field(default="127.0.0.1", description="transport tcp: interface the managed FalkorDB binds to.")
+    port: int = Field(
+        default=0, ge=0, le=65535, description="transport tcp: port of the managed FalkorDB; 0 picks a free one."
+    )
     appendfsync: AppendFsync = Field(
-        AppendFsync.ALWAYS,
+        default=AppendFsync.ALWAYS,
         description="AOF fsync policy of the managed FalkorDB: always (no acknowledged write lost), everysec, no.",
     )
     mirror: bool = Field(
-        True,
+        default=True,
         description="Keep entities and RELATED edges mirrored in-process for retrieval (falkordb, neo4j). "
         "Turn off when other processes write to the same Neo4j database.",
     )
-    start_timeout_s: float = Field(20.0, gt=0, description="How long to wait for the managed FalkorDB to start.")
-    neo4j_uri: str | None = Field(None, description="Bolt URI of the Neo4j server, e.g. bolt://localhost:7687.")
-    neo4j_user: str = Field("neo4j", description="Neo4j user name.")
-    neo4j_password: str | None = Field(None, description="Neo4j password.")
-    neo4j_database: str | None = Field(None, description="Neo4j database; the server's default when unset.")
+    start_timeout_s: float = Field(
+        default=20.0, gt=0, description="How long to wait for the managed FalkorDB to start."
+    )
+    neo4j_uri: str | None = Field(default=None, description="Bolt URI of the Neo4j server, e.g. bolt://localhost:7687.")
+    neo4j_user: str = Field(default="neo4j", description="Neo4j user name.")
+    neo4j_password: str | None = Field(default=None, description="Neo4j password.")
+    neo4j_database: str | None = Field(default=None, description="Neo4j database; the server's default when unset.")
 
     @model_validator(mode="after")
     def _address_needs_tcp(self) -> GraphConfig:
@@ -94,42 +100,50 @@ class GraphConfig(BaseModel):
 class VectorConfig(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    backend: VectorBackend = Field(VectorBackend.AUTO, description="auto, exact, hnsw, native.")
-    exact_threshold: int = Field(5_000, ge=0, description="auto: exact search below this many vectors.")
-    hnsw_m: int = Field(16, ge=4, description="HNSW graph degree (M).")
-    hnsw_ef_construction: int = Field(200, ge=8, description="HNSW build beam width.")
-    hnsw_ef_search: int = Field(128, ge=8, description="HNSW query beam width (also the native index's efRuntime).")
+    backend: VectorBackend = Field(default=VectorBackend.AUTO, description="auto, exact, hnsw, native.")
+    exact_threshold: int = Field(default=5_000, ge=0, description="auto: exact search below this many vectors.")
+    hnsw_m: int = Field(default=16, ge=4, description="HNSW graph degree (M).")
+    hnsw_ef_construction: int = Field(default=200, ge=8, description="HNSW build beam width.")
+    hnsw_ef_search: int = Field(
+        default=128, ge=8, description="HNSW query beam width (also the native index's efRuntime)."
+    )
 
 
 class EmbedderConfig(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    kind: EmbedderKind = Field(EmbedderKind.SENTENCE, description="sentence (all-MiniLM-L6-v2, offline) or hash.")
-    batch_size: int = Field(64, ge=1, description="Texts per model call.")
-    cache_size: int = Field(100_000, ge=0, description="Embeddings kept in the content-hash cache.")
-    hash_dim: int = Field(384, ge=8, description="Dimension of the hashing embedder.")
+    kind: EmbedderKind = Field(
+        default=EmbedderKind.SENTENCE, description="sentence (all-MiniLM-L6-v2, offline) or hash."
+    )
+    batch_size: int = Field(default=64, ge=1, description="Texts per model call.")
+    cache_size: int = Field(default=100_000, ge=0, description="Embeddings kept in the content-hash cache.")
+    hash_dim: int = Field(default=384, ge=8, description="Dimension of the hashing embedder.")
 
 
 class ExtractorConfig(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    kind: ExtractorKind = Field(ExtractorKind.OFFLINE, description="offline (default, no LLM) or llm.")
-    base_url: str | None = Field(None, description="OpenAI-compatible API base URL, e.g. http://localhost:8000/v1.")
-    model: str | None = Field(None, description="Chat model name for the LLM extractor.")
-    api_key: str | None = Field(None, description="API key for the LLM extractor (sent as a Bearer token).")
-    timeout_s: float = Field(60.0, gt=0, description="Timeout of one chat-completions call.")
-    gleaning: int = Field(1, ge=0, le=3, description="Extra 'anything missed?' passes (GraphRAG gleaning).")
+    kind: ExtractorKind = Field(default=ExtractorKind.OFFLINE, description="offline (default, no LLM) or llm.")
+    base_url: str | None = Field(
+        default=None, description="OpenAI-compatible API base URL, e.g. http://localhost:8000/v1."
+    )
+    model: str | None = Field(default=None, description="Chat model name for the LLM extractor.")
+    api_key: str | None = Field(default=None, description="API key for the LLM extractor (sent as a Bearer token).")
+    timeout_s: float = Field(default=60.0, gt=0, description="Timeout of one chat-completions call.")
+    gleaning: int = Field(default=1, ge=0, le=3, description="Extra 'anything missed?' passes (GraphRAG gleaning).")
     max_response_bytes: int = Field(
-        16 << 20, gt=0, description="Largest chat-completions response read, in bytes; a larger one fails the call."
+        default=16 << 20,
+        gt=0,
+        description="Largest chat-completions response read, in bytes; a larger one fails the call.",
     )
 
 
 class ChunkingConfig(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    chunk_tokens: int = Field(200, ge=16, description="Tokens per chunk (all-MiniLM-L6-v2 word pieces).")
-    overlap_tokens: int = Field(40, ge=0, description="Tokens shared by consecutive chunks.")
-    max_document_bytes: int = Field(20_000_000, gt=0, description="Largest document accepted, in bytes.")
+    chunk_tokens: int = Field(default=200, ge=16, description="Tokens per chunk (all-MiniLM-L6-v2 word pieces).")
+    overlap_tokens: int = Field(default=40, ge=0, description="Tokens shared by consecutive chunks.")
+    max_document_bytes: int = Field(default=20_000_000, gt=0, description="Largest document accepted, in bytes.")
 
     @model_validator(mode="after")
     def _overlap_below_size(self) -> ChunkingConfig:
@@ -141,38 +155,44 @@ class ChunkingConfig(BaseModel):
 class RetrievalConfig(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    k: int = Field(8, ge=1, description="Seeds taken from the vector level (alpha).")
-    top_k: int = Field(10, ge=1, description="Entities, relations and chunks kept in a result.")
-    d_max: int = Field(2, ge=1, le=2, description="Depth of the per-query ego network G_q.")
-    theta: float = Field(0.15, ge=0, le=1, description="Nodes scoring below theta are not expanded.")
-    epsilon: float = Field(1e-3, gt=0, description="Propagation stops when ||s_t - s_(t-1)||_1 < epsilon.")
-    damping: float = Field(0.5, gt=0, lt=1, description="Share of a node's score that flows to its neighbours.")
-    max_iterations: int = Field(100, ge=1, description="Safety cap on propagation iterations.")
-    max_ego_nodes: int = Field(5_000, ge=10, description="Hard cap on |G_q| (hub nodes are not expanded past it).")
-    max_fanout: int = Field(
-        64, ge=1, description="An expanded node contributes at most its this many heaviest RELATED edges to G_q."
+    k: int = Field(default=8, ge=1, description="Seeds taken from the vector level (alpha).")
+    top_k: int = Field(default=10, ge=1, description="Entities, relations and chunks kept in a result.")
+    d_max: int = Field(default=2, ge=1, le=2, description="Depth of the per-query ego network G_q.")
+    theta: float = Field(default=0.15, ge=0, le=1, description="Nodes scoring below theta are not expanded.")
+    epsilon: float = Field(default=1e-3, gt=0, description="Propagation stops when ||s_t - s_(t-1)||_1 < epsilon.")
+    damping: float = Field(default=0.5, gt=0, lt=1, description="Share of a node's score that flows to its neighbours.")
+    max_iterations: int = Field(default=100, ge=1, description="Safety cap on propagation iterations.")
+    max_ego_nodes: int = Field(
+        default=5_000, ge=10, description="Hard cap on |G_q| (hub nodes are not expanded past it)."
     )
-    alpha_weight: float = Field(0.6, ge=0, le=1, description="Fusion weight of alpha (beta gets 1 - alpha_weight).")
-    short_query_tokens: int = Field(3, ge=0, description="Queries of at most this many words lean on alpha.")
-    short_alpha_weight: float = Field(0.8, ge=0, le=1, description="alpha weight for short queries.")
-    relational_alpha_weight: float = Field(0.4, ge=0, le=1, description="alpha weight for relational queries.")
+    max_fanout: int = Field(
+        default=64, ge=1, description="Most heaviest RELATED edges one expanded node contributes to G_q."
+    )
+    alpha_weight: float = Field(
+        default=0.6, ge=0, le=1, description="Fusion weight of alpha (beta gets 1 - alpha_weight)."
+    )
+    short_query_tokens: int = Field(default=3, ge=0, description="Queries of at most this many words lean on alpha.")
+    short_alpha_weight: float = Field(default=0.8, ge=0, le=1, description="alpha weight for short queries.")
+    relational_alpha_weight: float = Field(default=0.4, ge=0, le=1, description="alpha weight for relational queries.")
     relational_cues: list[str] = Field(
-        default_factory=lambda: [
+       default_factory=lambda: [
             "between", "related", "relation", "relationship", "relationships", "connected", "connection",
             "connects", "linked", "link", "links", "associated", "path", "via", "through",
         ],
         description="Words that mark a query as relational.",
     )
-    token_budget: int = Field(1_200, ge=32, description="Token budget of the assembled context.")
+    token_budget: int = Field(default=1_200, ge=32, description="Token budget of the assembled context.")
 
 
 class FeedbackConfig(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    w_min: float = Field(0.25, gt=0, description="Lower clip of w_attn.")
-    w_max: float = Field(4.0, gt=0, description="Upper clip of w_attn.")
-    decay: float = Field(0.01, ge=0, le=1, description="Per feedback call, w_attn moves this share back toward 1.")
-    max_score: float = Field(10.0, gt=0, description="Largest |attention score| a feedback call may carry.")
+    w_min: float = Field(default=0.25, gt=0, description="Lower clip of w_attn.")
+    w_max: float = Field(default=4.0, gt=0, description="Upper clip of w_attn.")
+    decay: float = Field(
+        default=0.01, ge=0, le=1, description="Per feedback call, w_attn moves this share back toward 1."
+    )
+    max_score: float = Field(default=10.0, gt=0, description="Largest |attention score| a feedback call may carry.")
 
 
 class StructuralConfig(BaseModel):
@@ -180,7 +200,9 @@ class StructuralConfig(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    path: Path | None = Field(None, description="Directory of the structural data; default: <store.path>/structural.")
+    path: Path | None = Field(
+        default=None, description="Directory of the structural data; default: <store.path>/structural."
+    )
     graph: GraphConfig = Field(default_factory=lambda: GraphConfig(), description="Property graph backend.")
     vectors: VectorConfig = Field(default_factory=lambda: VectorConfig(), description="Vector index.")
     embedder: EmbedderConfig = Field(default_factory=lambda: EmbedderConfig(), description="Text embedder.")
