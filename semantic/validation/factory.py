@@ -12,7 +12,7 @@ def make_validator(config: ValidationConfig) -> ShapeValidator:
     """The validator ``config.engine`` names: ``auto`` (default), ``pyshacl`` or ``turbo``."""
     match config.engine:
         case ValidatorEngine.AUTO:
-            from hybridkg.semantic.validation.turbo_validator import AutoValidator
+            from hybridkg.semantic.validation.auto_validator import AutoValidator
 
             return AutoValidator()
         case ValidatorEngine.PYSHACL:

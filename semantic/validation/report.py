@@ -6,10 +6,13 @@ result paths in SPARQL 1.1 property path syntax (https://www.w3.org/TR/sparql11-
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import rdflib
 from rdflib.collection import Collection
 from rdflib.namespace import RDF, SH
 
+from hybridkg.errors import InvalidInput
 from hybridkg.semantic.base import Severity, ValidationReport, ValidationResult
 from hybridkg.semantic.convert import from_rdflib_term
 
@@ -68,7 +71,7 @@ def _path(graph: rdflib.Graph, node: rdflib.term.Node) -> tuple[str, int]:
         inner = graph.value(node, predicate)  # type: ignore[arg-type]
         if inner is not None:
             return _operand(_path(graph, inner), _PRIMARY) + suffix, _ELT
-    raise ValueError(f"not a SHACL property path: {node!r}")
+    raise InvalidInput(f"not a SHACL property path (SHACL 2.3.1): {render_term(node)}")
 
 
 def _message(graph: rdflib.Graph, result: rdflib.term.Node, constraint: str, focus: str,
@@ -106,16 +109,28 @@ def _result(graph: rdflib.Graph, node: rdflib.term.Node) -> ValidationResult:
     )
 
 
+def sorted_results(results: Iterable[ValidationResult]) -> tuple[ValidationResult, ...]:
+    """Results in the stable order every report uses: focus, path, component, value, source shape."""
+    return tuple(sorted(results, key=lambda r: (r.focus, r.path or "", r.constraint, r.value or "",
+                                                  r.source_shape or "")))
+
+
 def report_from_graph(graph: rdflib.Graph, engine: str) -> ValidationReport:
-    """Read the ``sh:ValidationReport`` in ``graph``; results are sorted for stable output."""
+    """Read the ``sh:ValidationReport`` in ``graph``; results are sorted for stable output.
+
+    Raises :class:`~hybridkg.errors.InvalidInput` if the report cannot be read: it copies paths and
+    lists from the caller's shapes, so a malformed one there (a cyclic ``rdf:rest``) surfaces here.
+    """
     report = next(iter(graph.subjects(RDF.type, SH.ValidationReport)), None)
     if report is None:
-        raise ValueError("the graph holds no sh:ValidationReport")
+        raise InvalidInput(f"{engine} returned no sh:ValidationReport (SHACL 3.6)")
     conforms = graph.value(report, SH.conforms)
-    results = [_result(graph, r) for r in graph.objects(report, SH.result)]
-    results.sort(key=lambda r: (r.focus, r.path or "", r.constraint, r.value or "", r.source_shape or ""))
+    try:
+        results = sorted_results(_result(graph, r) for r in graph.objects(report, SH.result))
+    except (ValueError, TypeError) as e:  # rdflib on a cyclic list, pyoxigraph on an unusable term
+        raise InvalidInput(f"cannot read the {engine} validation report: {e}") from e
     return ValidationReport(
         conforms=bool(conforms.toPython()) if isinstance(conforms, rdflib.Literal) else not results,
-        results=tuple(results),
+        results=results,
         engine=engine,
     )

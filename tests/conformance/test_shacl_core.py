@@ -4,6 +4,9 @@ Every ``sht:Validate`` entry under ``tests/core`` runs through the ``auto`` vali
 match the expected one: the same ``sh:conforms`` and the same multiset of results as
 (focus, path, value, constraint, severity, source shape), with blank nodes compared as ``bnode``.
 Known failures are listed in ``ALLOWED_FAILURES`` with a reason and are strict xfails.
+
+``auto`` must also equal pySHACL on every entry, exactly: the same ``sh:conforms`` and the same
+multiset of results with blank node labels kept, or both raise.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from rdflib.collection import Collection
 from rdflib.namespace import RDF, SH
 from support.shared import shared_location, shared_path
 
+from hybridkg.errors import InvalidInput
 from hybridkg.semantic.base import ValidationReport
 from hybridkg.semantic.settings import ValidationConfig
 from hybridkg.semantic.validation.factory import make_validator
@@ -155,6 +159,22 @@ def test_core(case: Case) -> None:
     problem = run_case(case, "auto")
     _OUTCOMES[case.name] = problem is None
     assert problem is None, problem
+
+
+def _report_key(case: Case, engine: str) -> object:
+    try:
+        report = make_validator(ValidationConfig(engine=engine)).validate(_triples(case.data), _triples(case.shapes))
+    except InvalidInput as e:
+        return InvalidInput, str(e)
+    return report.conforms, Counter(
+        (r.focus, r.path, r.value, r.constraint, str(r.severity), r.source_shape) for r in report.results
+    )
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case", [pytest.param(c, id=c.name) for c in CASES])
+def test_auto_equals_pyshacl(case: Case) -> None:
+    assert _report_key(case, "auto") == _report_key(case, "pyshacl")
 
 
 @pytest.mark.slow

@@ -1,15 +1,28 @@
-"""The SHACL validators: typed reports, paths, ontology context, engine agreement, factory errors."""
+"""The SHACL validators: typed reports, paths, ontology context, engine agreement, the ``auto`` routing,
+factory errors, and user errors surfacing as InvalidInput (CLI exit 2)."""
 
 from __future__ import annotations
 
+import logging
+import os
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+
 import pytest
-from pyoxigraph import RdfFormat, Triple, parse
+from pyoxigraph import BlankNode, NamedNode, RdfFormat, Triple, parse
 
 from hybridkg.errors import InvalidInput
-from hybridkg.semantic.base import Severity, ShapeValidator
-from hybridkg.semantic.settings import ValidationConfig, ValidatorEngine
+from hybridkg.semantic.base import Severity, ShapeValidator, ValidationReport
+from hybridkg.semantic.reasoning.factory import make_reasoner
+from hybridkg.semantic.settings import ReasoningConfig, ValidationConfig, ValidatorEngine
+from hybridkg.semantic.validation.auto_validator import AutoValidator
 from hybridkg.semantic.validation.factory import make_validator
+from hybridkg.semantic.validation.routing import route
 from hybridkg.server.config import load_settings
+
+ONTOLOGY_DIR = Path(__file__).resolve().parents[3] / "ontology"
 
 
 def _validator(engine: str = "pyshacl") -> ShapeValidator:
@@ -140,6 +153,179 @@ def test_auto_reports_which_engine_ran() -> None:
     assert _validator("auto").validate(ttl("ex:a ex:p 1 ."), shapes).engine == "auto:turbo"
 
 
+def key(report: ValidationReport) -> tuple[bool, Counter[tuple[object, ...]]]:
+    """What two engines must agree on: conforms and the multiset of results (with their source shapes)."""
+    return report.conforms, Counter(
+        (r.focus, r.path, r.constraint, r.value, r.severity, r.source_shape) for r in report.results
+    )
+
+
+MIXED = ttl('ex:a a ex:C ; ex:age 5, "2020-01-01"^^xsd:date ; ex:name "A" . ex:b a ex:C ; ex:age -1 .')
+AGE_RANGE = "ex:Ages a sh:NodeShape ; sh:targetClass ex:C ; sh:property [ sh:path ex:age ; sh:maxInclusive 150 ] ."
+NAMED = "ex:Names a sh:NodeShape ; sh:targetClass ex:C ; sh:property [ sh:path ex:name ; sh:minCount 1 ] ."
+
+
+def test_auto_sends_a_comparison_over_mixed_kinds_to_pyshacl_and_logs_it(caplog: pytest.LogCaptureFixture) -> None:
+    """turbo fails a date <= 150 (SPARQL: incomparable), pySHACL passes it: auto must give pySHACL's answer."""
+    shapes = ttl(AGE_RANGE + NAMED)
+    with caplog.at_level(logging.INFO, logger="hybridkg.semantic.validation.auto_validator"):
+        report = _validator("auto").validate(MIXED, shapes)
+    assert report.engine == "auto:turbo+pyshacl"
+    assert key(report) == key(_validator("pyshacl").validate(MIXED, shapes))
+    assert key(report) != key(_validator("turbo").validate(MIXED, shapes))
+    (record,) = caplog.records
+    assert record.levelno == logging.INFO
+    assert "<http://x/Ages>" in record.getMessage()
+    assert "sh:maxInclusive" in record.getMessage()
+    assert '"2020-01-01"' in record.getMessage()
+    assert "<http://x/Names>" not in record.getMessage()
+
+
+def test_auto_keeps_a_comparison_over_one_kind_on_turbo(caplog: pytest.LogCaptureFixture) -> None:
+    data = ttl('ex:a a ex:C ; ex:age 5, 7.5 ; ex:name "A" . ex:b a ex:C ; ex:age 200 .')
+    with caplog.at_level(logging.INFO):
+        report = _validator("auto").validate(data, ttl(AGE_RANGE + NAMED))
+    assert report.engine == "auto:turbo"
+    assert [(r.focus, r.value) for r in report.results if r.constraint == SH + "MaxInclusiveConstraintComponent"] == [
+        ("<http://x/b>", '"200"^^<http://www.w3.org/2001/XMLSchema#integer>')
+    ]
+    assert not caplog.records
+
+
+def test_auto_routes_an_unreliable_parameter_to_pyshacl(caplog: pytest.LogCaptureFixture) -> None:
+    validator = AutoValidator(unreliable=frozenset({NamedNode(SH + "nodeKind")}))
+    shapes = ttl(NAMED + "ex:Iris a sh:NodeShape ; sh:targetClass ex:C ; sh:nodeKind sh:BlankNode .")
+    with caplog.at_level(logging.INFO):
+        report = validator.validate(MIXED, shapes)
+    assert report.engine == "auto:turbo+pyshacl"
+    assert key(report) == key(_validator("pyshacl").validate(MIXED, shapes))
+    assert [r.getMessage() for r in caplog.records] == ["auto: pySHACL validates <http://x/Iris>: uses sh:nodeKind"]
+
+
+@pytest.mark.parametrize(
+    "reference",
+    [
+        "sh:node ex:Ages",
+        "sh:property [ sh:path ex:self ; sh:node ex:Ages ]",
+        "sh:property [ sh:path ex:self ; sh:qualifiedValueShape ex:Ages ; sh:qualifiedMinCount 1 ]",
+        "sh:not ex:Ages",
+        "sh:and ( ex:Ages [ sh:nodeKind sh:IRI ] )",
+        "sh:or ( [ sh:nodeKind sh:Literal ] ex:Ages )",
+        "sh:xone ( ex:Ages [ sh:nodeKind sh:Literal ] )",
+    ],
+)
+def test_a_shape_and_the_shapes_it_references_go_to_one_engine(reference: str) -> None:
+    """ex:Uses references ex:Ages (routed to pySHACL): both go to pySHACL; ex:Ages' own results are not doubled."""
+    shapes = ttl(f"{AGE_RANGE} {NAMED} ex:Uses a sh:NodeShape ; sh:targetClass ex:C ; {reference} .")
+    data = MIXED + ttl("ex:a ex:self ex:a . ex:b ex:self ex:b .")
+    routing = route(shapes, data)
+    to_pyshacl = {t.subject for t in routing.pyshacl}
+    assert {NamedNode("http://x/Ages"), NamedNode("http://x/Uses")} <= to_pyshacl
+    assert NamedNode("http://x/Names") not in to_pyshacl
+    assert not to_pyshacl & {t.subject for t in routing.turbo}
+    report = _validator("auto").validate(data, shapes)
+    assert report.engine == "auto:turbo+pyshacl"
+    assert key(report) == key(_validator("pyshacl").validate(data, shapes))
+
+
+def test_a_property_shape_shared_by_two_shapes_joins_them() -> None:
+    shapes = ttl("""ex:A a sh:NodeShape ; sh:targetClass ex:C ; sh:property ex:AgeProp .
+        ex:B a sh:NodeShape ; sh:targetNode ex:b ; sh:property ex:AgeProp ; sh:nodeKind sh:IRI .
+        ex:AgeProp sh:path ex:age ; sh:maxInclusive 3 .""")
+    routing = route(shapes, MIXED)
+    assert not routing.turbo
+    assert len(routing.reasons) == 1
+    assert key(_validator("auto").validate(MIXED, shapes)) == key(_validator("pyshacl").validate(MIXED, shapes))
+
+
+def test_shacl_sparql_sends_the_whole_shapes_graph_to_pyshacl(caplog: pytest.LogCaptureFixture) -> None:
+    shapes = ttl(NAMED + """ex:S a sh:NodeShape ; sh:targetClass ex:C ;
+        sh:sparql [ sh:select "SELECT $this WHERE { $this <http://x/age> ?v . FILTER(isLiteral(?v) && ?v < 0) }" ] .""")
+    with caplog.at_level(logging.INFO):
+        report = _validator("auto").validate(MIXED, shapes)
+    assert report.engine == "auto:pyshacl"
+    assert key(report) == key(_validator("pyshacl").validate(MIXED, shapes))
+    assert "SHACL-SPARQL" in caplog.text
+
+
+def test_auto_falls_back_to_pyshacl_when_turbo_raises_and_logs_a_warning(caplog: pytest.LogCaptureFixture) -> None:
+    """turbo rejects sh:datatype "x"; pySHACL (the reference) validates it, so auto gives pySHACL's report."""
+    shapes = ttl('ex:S a sh:NodeShape ; sh:targetClass ex:C ; sh:property [ sh:path ex:age ; sh:datatype "x" ] .')
+    with caplog.at_level(logging.INFO):
+        report = _validator("auto").validate(MIXED, shapes)
+    assert report.engine == "auto:pyshacl"
+    assert key(report) == key(_validator("pyshacl").validate(MIXED, shapes))
+    (record,) = caplog.records
+    assert record.levelno == logging.WARNING
+    assert "sh:datatype requires an IRI" in record.getMessage()
+
+
+XSD = "http://www.w3.org/2001/XMLSchema#"
+KINDS = {
+    "integer": "5", "decimal": "5.5", "double": "5e0", "NaN": '"NaN"^^xsd:double', "float": '"5"^^xsd:float',
+    "date": '"2020-01-01"^^xsd:date', "dateTimeZ": '"2020-01-01T00:00:00Z"^^xsd:dateTime',
+    "dateTime": '"2020-01-01T00:00:00"^^xsd:dateTime', "string": '"m"', "langString": '"m"@en', "boolean": "true",
+    "ill-typed": '"x"^^xsd:integer', "IRI": "ex:o", "blank": "[]", "gYear": '"2020"^^xsd:gYear',
+}
+BOUND_KINDS = ["integer", "decimal", "double", "date", "dateTimeZ", "dateTime", "string"]
+
+
+@pytest.mark.parametrize("bound", BOUND_KINDS)
+@pytest.mark.parametrize("value", list(KINDS))
+def test_auto_equals_pyshacl_on_order_comparisons_of_every_kind(bound: str, value: str) -> None:
+    """The pairs bench/shacl_turbo_audit.py found turbo and pySHACL ordering differently, and the ones they agree on."""
+    data = ttl(f"ex:a ex:p {KINDS[value]} ; ex:q {KINDS[bound]} .")
+    for constraint in (f"sh:minInclusive {KINDS[bound]}", f"sh:maxExclusive {KINDS[bound]}", "sh:lessThan ex:q"):
+        shapes = ttl(f"ex:S sh:targetNode ex:a ; sh:property [ sh:path ex:p ; {constraint} ] .")
+        try:
+            expected: object = key(_validator("pyshacl").validate(data, shapes))
+        except InvalidInput:
+            expected = InvalidInput
+        try:
+            got: object = key(_validator("auto").validate(data, shapes))
+        except InvalidInput:
+            got = InvalidInput
+        assert got == expected, constraint
+
+
+@pytest.mark.parametrize(
+    ("bound", "value"),
+    [
+        ("5", "5.0"),
+        ("-0.0", "0"),
+        ('"2002-10-10T12:00:00-05:00"^^xsd:dateTime', '"2002-10-10T17:00:00Z"^^xsd:dateTime'),
+        ('"2002-10-10T12:00:00"^^xsd:dateTime', '"2002-10-10T12:00:00.000001"^^xsd:dateTime'),
+        ('"\\u00e9"', '"z"'),
+    ],
+)
+def test_comparisons_within_one_kind_stay_on_turbo_and_agree(bound: str, value: str) -> None:
+    for b, v in ((bound, value), (value, bound)):
+        data = ttl(f"ex:a ex:p {v} ; ex:q {b} .")
+        for constraint in (f"sh:minExclusive {b}", f"sh:maxInclusive {b}", "sh:lessThanOrEquals ex:q"):
+            shapes = ttl(f"ex:S sh:targetNode ex:a ; sh:property [ sh:path ex:p ; {constraint} ] .")
+            report = _validator("auto").validate(data, shapes)
+            assert report.engine == "auto:turbo", constraint
+            assert key(report) == key(_validator("pyshacl").validate(data, shapes)), constraint
+
+
+@pytest.mark.parametrize("example", [None, "bad-prescription.ttl", "new-patient.ttl", "crm"])
+def test_auto_equals_pyshacl_on_the_demo_shapes(example: str | None) -> None:
+    domain = ONTOLOGY_DIR / ("crm" if example == "crm" else "clinical")
+    data = {*_file(domain / "ontology.ttl"), *_file(domain / "data.ttl")}
+    if example and example != "crm":
+        data.update(_file(domain / "examples" / example))
+    data |= make_reasoner(ReasoningConfig()).materialize(data)
+    shapes = _file(domain / "shapes.ttl")
+    report = _validator("auto").validate(data, shapes)
+    assert report.engine == "auto:turbo"
+    assert key(report) == key(_validator("pyshacl").validate(data, shapes))
+    assert report.conforms == (example in (None, "new-patient.ttl"))
+
+
+def _file(path: Path) -> list[Triple]:
+    return [q.triple for q in parse(path=str(path), format=RdfFormat.TURTLE)]
+
+
 def test_default_validator_is_auto() -> None:
     assert make_validator(ValidationConfig()).name == "auto"
 
@@ -164,3 +350,42 @@ def test_malformed_shapes_raise_invalid_input_with_pyshacl_message(shapes: str, 
             _validator(engine).validate(ttl("ex:a ex:p 1 ."), ttl(shapes))
     with pytest.raises(InvalidInput):
         _validator("turbo").validate(ttl("ex:a ex:p 1 ."), ttl(shapes))
+
+
+CYCLIC_PATH = "ex:S a sh:NodeShape ; sh:targetNode ex:a ; sh:property [ sh:path _:l ; sh:minCount 3 ] . " \
+    "_:l rdf:first ex:p ; rdf:rest _:l ."
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_user_errors_raise_invalid_input_not_bare_errors(engine: str) -> None:
+    """pySHACL raises ValueError on a cyclic list and decimal.InvalidOperation on NaN against a decimal bound;
+    converting data holding an RDF 1.2 triple term raised TypeError. Each is the caller's input: InvalidInput."""
+    prefixes = "@prefix rdf: <http://www.w3.org/1999/02/22-rdf-syntax-ns#> ."
+    with pytest.raises(InvalidInput, match="recursive rdf:rest|Cyclic RDF list"):
+        _validator(engine).validate(ttl("ex:a ex:p 1 ."), ttl(prefixes + CYCLIC_PATH))
+    star = [Triple(NamedNode("http://x/a"), NamedNode("http://x/says"),
+                   Triple(NamedNode("http://x/a"), NamedNode("http://x/p"), BlankNode("b")))]
+    with pytest.raises(InvalidInput, match="triple term"):
+        _validator(engine).validate(star, ttl("ex:S a sh:NodeShape ; sh:targetNode ex:a ; sh:nodeKind sh:IRI ."))
+    if engine != "turbo":  # turbo reports NaN as out of range instead of raising
+        shapes = ttl("ex:S a sh:NodeShape ; sh:targetNode ex:a ; sh:property [ sh:path ex:p ; sh:maxExclusive 2.5 ] .")
+        with pytest.raises(InvalidInput, match="InvalidOperation"):
+            _validator(engine).validate(ttl('ex:a ex:p "NaN"^^xsd:double .'), shapes)
+
+
+@pytest.mark.parametrize("engine", ["auto", "pyshacl"])
+def test_cli_validate_exits_2_with_a_message_on_a_shapes_graph_pyshacl_cannot_read(tmp_path: Path, engine: str) -> None:
+    (tmp_path / "shapes.ttl").write_text(
+        PREFIXES + "@prefix rdf: <http://www.w3.org/1999/02/22-rdf-syntax-ns#> .\n" + CYCLIC_PATH
+    )
+    (tmp_path / "data.ttl").write_text(PREFIXES + "ex:a ex:p 1 .")
+    exe = Path(sys.executable).with_name("hybridkg")
+    proc = subprocess.run(
+        [str(exe), "validate", "--shapes", str(tmp_path / "shapes.ttl"), str(tmp_path / "data.ttl")],
+        capture_output=True, text=True, timeout=300, env={**os.environ, "HYBRIDKG_VALIDATION__ENGINE": engine},
+    )
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr.splitlines()[-1] == (
+        "error: pySHACL failed on these shapes and data: ValueError: List contains a recursive rdf:rest reference"
+    )
+    assert "Traceback" not in proc.stderr
