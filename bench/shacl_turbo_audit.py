@@ -204,7 +204,7 @@ MALFORMED = {
 
 
 def probes() -> Iterator[Case]:
-    for component in ("minInclusive", "maxExclusive"):
+    for component in ("minInclusive", "minExclusive", "maxInclusive", "maxExclusive"):
         for bound_kind, bound in BOUNDS.items():
             for value_kind, value in VALUES.items():
                 shapes = f"ex:S sh:targetNode ex:a ; sh:property [ sh:path ex:p ; sh:{component} {bound} ] ."
@@ -217,11 +217,12 @@ def probes() -> Iterator[Case]:
                        triples(shapes))
         yield Case("probes", f"lessThan {value} < {bound}", triples(f"ex:a ex:p {value} ; ex:q {bound} ."),
                    triples("ex:S sh:targetNode ex:a ; sh:property [ sh:path ex:p ; sh:lessThan ex:q ] ."))
-    for other_kind, other in BOUNDS.items():
-        for value_kind, value in VALUES.items():
-            shapes = "ex:S sh:targetNode ex:a ; sh:property [ sh:path ex:p ; sh:lessThan ex:q ] ."
-            yield Case("probes", f"lessThan {value_kind} < {other_kind}",
-                       triples(f"ex:a ex:p {value} ; ex:q {other} ."), triples(shapes))
+    for component in ("lessThan", "lessThanOrEquals"):
+        for other_kind, other in BOUNDS.items():
+            for value_kind, value in VALUES.items():
+                shapes = f"ex:S sh:targetNode ex:a ; sh:property [ sh:path ex:p ; sh:{component} ex:q ] ."
+                yield Case("probes", f"{component} {value_kind} vs {other_kind}",
+                           triples(f"ex:a ex:p {value} ; ex:q {other} ."), triples(shapes))
     data = triples(FEATURE_DATA)
     for name, body in FEATURES.items():
         yield Case("probes", f"feature {name}", data, triples(f"ex:S sh:targetClass ex:C ; {body} ."))

@@ -11,6 +11,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+import rdflib
 from pyoxigraph import BlankNode, NamedNode, RdfFormat, Triple, parse
 
 from hybridkg.errors import InvalidInput
@@ -19,6 +20,7 @@ from hybridkg.semantic.reasoning.factory import make_reasoner
 from hybridkg.semantic.settings import ReasoningConfig, ValidationConfig, ValidatorEngine
 from hybridkg.semantic.validation.auto_validator import AutoValidator
 from hybridkg.semantic.validation.factory import make_validator
+from hybridkg.semantic.validation.report import report_from_graph
 from hybridkg.semantic.validation.routing import route
 from hybridkg.server.config import load_settings
 
@@ -350,6 +352,23 @@ def test_malformed_shapes_raise_invalid_input_with_pyshacl_message(shapes: str, 
             _validator(engine).validate(ttl("ex:a ex:p 1 ."), ttl(shapes))
     with pytest.raises(InvalidInput):
         _validator("turbo").validate(ttl("ex:a ex:p 1 ."), ttl(shapes))
+
+
+@pytest.mark.parametrize(
+    ("path", "message"),
+    [
+        ("_:l rdf:first ex:p ; rdf:rest _:l", "recursive rdf:rest"),
+        ("_:l ex:notAPath ex:p", "not a SHACL property path"),
+    ],
+)
+def test_an_unreadable_report_raises_invalid_input(path: str, message: str) -> None:
+    """report.py raised ValueError here; an engine report copies paths and lists from the caller's shapes."""
+    graph = rdflib.Graph().parse(data=PREFIXES + f"""@prefix rdf: <http://www.w3.org/1999/02/22-rdf-syntax-ns#> .
+        [] a sh:ValidationReport ; sh:conforms false ; sh:result [ sh:focusNode ex:a ; sh:resultPath _:l ;
+           sh:sourceConstraintComponent sh:MinCountConstraintComponent ; sh:resultSeverity sh:Violation ] .
+        {path} .""", format="turtle")
+    with pytest.raises(InvalidInput, match=message):
+        report_from_graph(graph, "pyshacl")
 
 
 CYCLIC_PATH = "ex:S a sh:NodeShape ; sh:targetNode ex:a ; sh:property [ sh:path _:l ; sh:minCount 3 ] . " \
