@@ -6,7 +6,6 @@ import bz2
 import gzip
 import json
 import lzma
-import os
 import shutil
 import socket
 import subprocess
@@ -237,17 +236,6 @@ def test_a_parse_error_in_a_later_file_says_what_was_loaded(tmp_path: Path) -> N
     assert f"(in {bad})" in proc.stderr
     assert "good.nt was loaded before it; " in proc.stderr
     assert _count(store) == 3
-
-
-@pytest.mark.skipif(os.geteuid() == 0, reason="root reads files whatever their permissions")
-def test_unreadable_file_is_an_error_with_exit_2(tmp_path: Path) -> None:
-    secret = tmp_path / "secret.nt"
-    secret.write_text(DATA)
-    secret.chmod(0)
-    proc = hybridkg("load", "--store", tmp_path / "store", secret, check=False)
-    assert proc.returncode == 2
-    assert "cannot read file" in proc.stderr
-    assert "permission" in proc.stderr
 
 
 def test_a_file_that_cannot_be_opened_is_an_error_with_exit_2(tmp_path: Path) -> None:
