@@ -7,6 +7,9 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+#: Default of ``structural.extractor.max_response_bytes``.
+DEFAULT_MAX_RESPONSE_BYTES = 16 << 20
+
 
 class GraphBackend(StrEnum):
     FALKORDB = "falkordb"  # embedded: hybridkg starts and stops its own FalkorDB server
@@ -132,7 +135,7 @@ class ExtractorConfig(BaseModel):
     timeout_s: float = Field(default=60.0, gt=0, description="Timeout of one chat-completions call.")
     gleaning: int = Field(default=1, ge=0, le=3, description="Extra 'anything missed?' passes (GraphRAG gleaning).")
     max_response_bytes: int = Field(
-        default=16 << 20,
+        default=DEFAULT_MAX_RESPONSE_BYTES,
         gt=0,
         description="Largest chat-completions response read, in bytes; a larger one fails the call.",
     )

@@ -29,13 +29,12 @@ from hybridkg.structural.base import ExtractedEntity, ExtractedRelation, Extract
 from hybridkg.structural.extract.parsing import parse_extraction
 from hybridkg.structural.extract.prompts import extraction_messages, gleaning_messages
 from hybridkg.structural.resolution import GENERIC_TYPE, merge_descriptions, merge_types, normalise_name
+from hybridkg.structural.settings import DEFAULT_MAX_RESPONSE_BYTES
 
 log = logging.getLogger(__name__)
 
 SHOWN_REPLY_CHARS = 200
 MAX_DESCRIPTION_CHARS = 1000
-#: Default of ``structural.extractor.max_response_bytes``.
-DEFAULT_MAX_RESPONSE_BYTES = 16 << 20
 #: Bytes of an HTTP error's body read for its message.
 ERROR_BODY_BYTES = 4096
 

@@ -289,22 +289,17 @@ class ManagedFalkorDB:
 
     def client(self, timeout: float = 1.0) -> redis.Redis:
         """A plain Redis client of this server (socket or host:port, and the password), without retries."""
-        once = Retry(NoBackoff(), 0)
-        if self.unix_socket is not None:
-            return redis.Redis(
-                unix_socket_path=str(self.unix_socket),
-                password=self.password,
-                socket_timeout=timeout,
-                socket_connect_timeout=timeout,
-                retry=once,
-            )
+        where: dict[str, Any] = (
+            {"unix_socket_path": str(self.unix_socket)}
+            if self.unix_socket is not None
+            else {"host": self.host, "port": self.port}
+        )
         return redis.Redis(
-            host=self.host,
-            port=self.port,
+            **where,
             password=self.password,
             socket_timeout=timeout,
             socket_connect_timeout=timeout,
-            retry=once,
+            retry=Retry(NoBackoff(), 0),
         )
 
     def ping(self, timeout: float = 1.0) -> bool:
