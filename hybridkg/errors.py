@@ -10,14 +10,19 @@ from typing import Any
 
 __all__ = [
     "BackendUnavailable",
+    "Cancelled",
+    "DeadlineExceeded",
     "HybridKGError",
     "InputTooLarge",
     "InvalidInput",
     "InvalidQuery",
     "NotFound",
+    "PermissionDenied",
     "ParseError",
     "ResponseTooLarge",
+    "ResultTooLarge",
     "ShapeViolation",
+    "Unauthenticated",
     "Unsupported",
     "UnsupportedFormat",
 ]
@@ -77,3 +82,23 @@ class ShapeViolation(HybridKGError):
     def __init__(self, message: str, report: Any) -> None:
         self.report = report
         super().__init__(message)
+
+
+class ResultTooLarge(HybridKGError):
+    """A result exceeds the configured cap (rows or bytes); narrow the query or raise the limit."""
+
+
+class Unauthenticated(HybridKGError):
+    """The request carries no API key, or one the server does not know."""
+
+
+class PermissionDenied(HybridKGError):
+    """The caller's role does not allow the operation."""
+
+
+class DeadlineExceeded(HybridKGError):
+    """The operation ran past its deadline and was stopped; nothing was changed."""
+
+
+class Cancelled(HybridKGError):
+    """The caller cancelled the operation; it was stopped and nothing was changed."""

@@ -47,6 +47,20 @@ class QueryResult:
         return 1
 
 
+@dataclass(frozen=True)
+class QueryStream:
+    """A query result read lazily: ``items`` yields rows (SELECT) or triples (CONSTRUCT/DESCRIBE).
+
+    The store took its snapshot when the query started, so the stream never sees a later write.
+    ``kind`` and ``variables`` are as in :class:`QueryResult`; ``boolean`` is set for ASK.
+    """
+
+    kind: TypingLiteral["select", "ask", "graph"]
+    variables: tuple[str, ...] = ()
+    boolean: bool | None = None
+    items: Iterator[tuple[Term | None, ...]] | Iterator[Triple] = field(default_factory=lambda: iter(()))
+
+
 @runtime_checkable
 class TripleStore(Protocol):
     """An RDF dataset: named graphs of quads, SPARQL 1.1 query and update."""
@@ -58,6 +72,20 @@ class TripleStore(Protocol):
 
         ``default_graphs=None`` makes the default graph the union of all graphs;
         otherwise the default graph is the union of the listed named graphs.
+        """
+        ...
+
+    def stream(
+        self,
+        sparql: str,
+        *,
+        default_graphs: Sequence[NamedNode] | None = None,
+        named_graphs: Sequence[NamedNode] | None = None,
+    ) -> QueryStream:
+        """Start a SPARQL query and read its results lazily (see :class:`QueryStream`).
+
+        ``default_graphs`` as in :meth:`query`; ``named_graphs`` limits what ``GRAPH`` can see
+        (``None``: every named graph).
         """
         ...
 

@@ -11,8 +11,9 @@ No global state: a process may hold several knowledge bases.
 from __future__ import annotations
 
 import logging
+import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
@@ -27,12 +28,14 @@ from hybridkg.semantic.base import (
     Explanation,
     InferenceDelta,
     QueryResult,
+    QueryStream,
     Reasoner,
     ReasoningSession,
     ShapeValidator,
     TripleStore,
     ValidationResult,
 )
+from hybridkg.semantic.concurrency import ReadWriteLock
 from hybridkg.semantic.domains import Domain, DomainPolicy
 from hybridkg.semantic.formats import parse_document, resolve_format, serialize_triples
 from hybridkg.semantic.gate import DomainShapes, as_warnings, check_write
@@ -124,6 +127,9 @@ class KnowledgeBase:
         self._session: ReasoningSession | None = None
         self._listeners: list[ChangeListener] = []
         self._shapes: dict[str, DomainShapes] = {}
+        # one write at a time; queries start under the shared side, store changes under the exclusive
+        self._write_mutex = threading.RLock()
+        self._rw = ReadWriteLock()
 
     # ------------------------------------------------------------------ change feed
     def subscribe(self, listener: ChangeListener) -> Callable[[], None]:
@@ -204,6 +210,12 @@ class KnowledgeBase:
         bulk: bool = False,
     ) -> ChangeSet:
         """Commit one change: validate (strict domains), store, update the closure, notify."""
+        with self._write_mutex:
+            return self._write(added, removed, domain=domain, bulk=bulk)
+
+    def _write(
+        self, added: Iterable[Quad], removed: Iterable[Quad], *, domain: Domain | None, bulk: bool
+    ) -> ChangeSet:
         add_q = [q for q in dict.fromkeys(added) if q.graph_name != INFERRED_GRAPH]
         rem_q = [q for q in dict.fromkeys(removed) if q.graph_name != INFERRED_GRAPH]
         existing = set(self.store.graphs())
@@ -237,9 +249,7 @@ class KnowledgeBase:
         ]
         try:
             with gc_paused():
-                if rem_q:
-                    self.store.remove(rem_q)
-                delta = self._store_and_reason(session, add_q, gone, bulk)
+                delta = self._store_and_reason(session, add_q, rem_q, gone, bulk)
         except Exception:
             self._session = None  # rebuilt from the store on next use
             raise
@@ -255,14 +265,21 @@ class KnowledgeBase:
         return change
 
     def _store_and_reason(
-        self, session: ReasoningSession, add_q: list[Quad], gone: list[Triple], bulk: bool
+        self, session: ReasoningSession, add_q: list[Quad], rem_q: list[Quad], gone: list[Triple], bulk: bool
     ) -> InferenceDelta:
-        """Update the closure, then store the asserted quads and the inferred delta together.
+        """Update the closure, then change the store (asserted and inferred) while readers wait.
 
         (Storing the asserted quads on a second thread while the reasoner runs was measured and
         gained nothing: both hold the GIL while they convert Python objects.)
         """
         delta = session.apply(added=[q.triple for q in add_q], removed=gone)
+        with self._rw.exclusive():
+            self._apply_to_store(add_q, rem_q, delta, bulk)
+        return delta
+
+    def _apply_to_store(self, add_q: list[Quad], rem_q: list[Quad], delta: InferenceDelta, bulk: bool) -> None:
+        if rem_q:
+            self.store.remove(rem_q)
         quads = add_q + _inferred_quads(delta.added)
         if bulk or len(quads) >= BULK_MIN_QUADS:
             # the bulk path is not transactional: on failure take out what it may have written
@@ -275,7 +292,6 @@ class KnowledgeBase:
             self.store.add(quads)
         if delta.removed:
             self.store.remove(_inferred_quads(delta.removed))
-        return delta
 
     def _contains(self, q: Quad) -> bool:
         return next(iter(self.store.quads(q.subject, q.predicate, q.object, q.graph_name)), None) is not None
@@ -368,9 +384,38 @@ class KnowledgeBase:
 
     # ------------------------------------------------------------------ reads
     def query(self, sparql: str, *, inference: bool = True) -> QueryResult:
-        if inference:
-            return self.store.query(sparql)
-        return self.store.query(sparql, default_graphs=self.asserted_graphs())
+        with self._rw.shared():
+            if inference:
+                return self.store.query(sparql)
+            return self.store.query(sparql, default_graphs=self.asserted_graphs())
+
+    def stream(
+        self,
+        sparql: str,
+        *,
+        inference: bool = True,
+        default_graphs: Sequence[str] | None = None,
+        named_graphs: Sequence[str] | None = None,
+    ) -> QueryStream:
+        """Start a query and read its results lazily; it sees the state before or after any write.
+
+        ``default_graphs`` / ``named_graphs`` are the SPARQL protocol's dataset (``None``: the union of
+        every graph / every named graph). ``inference=False`` hides the inferred graph from both; with
+        inference, an explicit default graph also takes the inferred triples.
+        """
+        with self._rw.shared():
+            asserted = self.asserted_graphs()
+            if default_graphs is None:
+                default = None if inference else asserted
+            else:
+                default = [NamedNode(g) for g in default_graphs if g != INFERRED_GRAPH.value]
+                if inference:
+                    default.append(INFERRED_GRAPH)
+            if named_graphs is None:
+                named = None if inference else asserted
+            else:
+                named = [NamedNode(g) for g in named_graphs if inference or g != INFERRED_GRAPH.value]
+            return self.store.stream(sparql, default_graphs=default, named_graphs=named)
 
     def explain(self, triple: Triple) -> Explanation:
         from hybridkg.semantic.reasoning.explain import explain

@@ -19,6 +19,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from hybridkg.errors import InvalidInput
 from hybridkg.semantic.settings import DomainsConfig, ReasoningConfig, StoreConfig, ValidationConfig
+from hybridkg.server.ask.settings import AskConfig
+from hybridkg.server.settings import ServerConfig
 from hybridkg.structural.settings import StructuralConfig
 
 ENV_PREFIX = "HYBRIDKG_"
@@ -36,6 +38,8 @@ class Settings(BaseModel):
     structural: StructuralConfig = Field(
         default_factory=lambda: StructuralConfig(), description="Property graph, vectors and retrieval."
     )
+    server: ServerConfig = Field(default_factory=lambda: ServerConfig(), description="gRPC and HTTP service.")
+    ask: AskConfig = Field(default_factory=lambda: AskConfig(), description="Domain routing and question answering.")
 
     def structural_path(self) -> Path:
         """Where the structural layer keeps its data: ``structural.path`` or ``<store.path>/structural``."""

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 from pyoxigraph import BlankNode, NamedNode, Quad, Store
 
 from hybridkg.errors import BackendUnavailable, InvalidQuery
-from hybridkg.semantic.base import GraphName, Object, QueryResult, Subject
-from hybridkg.semantic.store.results import to_query_result
+from hybridkg.semantic.base import GraphName, Object, QueryResult, QueryStream, Subject
+from hybridkg.semantic.store.results import to_query_result, to_query_stream
 
 
 class OxigraphStore:
@@ -42,6 +43,26 @@ class OxigraphStore:
             raise InvalidQuery(f"SPARQL syntax error: {e.msg}") from e
         except (ValueError, OSError) as e:
             raise InvalidQuery(f"SPARQL query failed: {e}") from e
+
+    def stream(
+        self,
+        sparql: str,
+        *,
+        default_graphs: Sequence[NamedNode] | None = None,
+        named_graphs: Sequence[NamedNode] | None = None,
+    ) -> QueryStream:
+        named: list[NamedNode | BlankNode] | None = list(named_graphs) if named_graphs is not None else None
+        try:
+            if default_graphs is None:
+                raw = self._store.query(sparql, use_default_graph_as_union=True, named_graphs=named)
+            else:
+                raw = self._store.query(sparql, default_graph=list(default_graphs), named_graphs=named)
+        except SyntaxError as e:
+            raise InvalidQuery(f"SPARQL syntax error: {e.msg}") from e
+        except (ValueError, OSError) as e:
+            raise InvalidQuery(f"SPARQL query failed: {e}") from e
+        stream = to_query_stream(raw)
+        return QueryStream(stream.kind, stream.variables, stream.boolean, _query_errors(stream.items))
 
     def update(self, sparql: str) -> None:
         try:
@@ -101,3 +122,11 @@ def _has_bnode(q: Quad) -> bool:
         or isinstance(q.object, BlankNode)
         or isinstance(q.graph_name, BlankNode)
     )
+
+
+def _query_errors(items: Iterator[Any]) -> Iterator[Any]:
+    """Evaluation errors surface while reading; report them as the query's fault, like at start."""
+    try:
+        yield from items
+    except (ValueError, OSError) as e:
+        raise InvalidQuery(f"SPARQL query failed: {e}") from e

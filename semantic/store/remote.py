@@ -27,9 +27,9 @@ from pyoxigraph import (
 
 from hybridkg.errors import BackendUnavailable, InvalidQuery, Unsupported
 from hybridkg.httpio import read_capped
-from hybridkg.semantic.base import GraphName, Object, QueryResult, Subject
+from hybridkg.semantic.base import GraphName, Object, QueryResult, QueryStream, Subject
 from hybridkg.semantic.settings import DEFAULT_MAX_HTTP_BYTES
-from hybridkg.semantic.store.results import to_query_result
+from hybridkg.semantic.store.results import stream_of, to_query_result
 
 _ACCEPT = "application/sparql-results+json, application/n-triples;q=0.9"
 _LIST_GRAPHS = "SELECT DISTINCT ?g WHERE { GRAPH ?g { ?s ?p ?o } }"
@@ -81,9 +81,16 @@ class RemoteSparqlStore:
             ) from e
 
     # ------------------------------------------------------------------ TripleStore
-    def query(self, sparql: str, *, default_graphs: Sequence[NamedNode] | None = None) -> QueryResult:
+    def query(
+        self,
+        sparql: str,
+        *,
+        default_graphs: Sequence[NamedNode] | None = None,
+        named_graphs: Sequence[NamedNode] | None = None,
+    ) -> QueryResult:
         graphs = list(default_graphs) if default_graphs is not None else self.graphs()
         params = [("default-graph-uri", g.value) for g in graphs if isinstance(g, NamedNode)]
+        params += [("named-graph-uri", g.value) for g in named_graphs or () if isinstance(g, NamedNode)]
         ctype, body = self._post(
             self.query_url, sparql.encode("utf-8"), "application/sparql-query", _ACCEPT, params
         )
@@ -101,6 +108,16 @@ class RemoteSparqlStore:
             raise BackendUnavailable(f"the SPARQL endpoint answered with unsupported content type {ctype!r}")
         triples = tuple(q.triple for q in parse(body, format=fmt))
         return QueryResult(kind="graph", triples=triples)
+
+    def stream(
+        self,
+        sparql: str,
+        *,
+        default_graphs: Sequence[NamedNode] | None = None,
+        named_graphs: Sequence[NamedNode] | None = None,
+    ) -> QueryStream:
+        """The remote endpoint's answer, read whole (within ``max_response_bytes``) and then iterated."""
+        return stream_of(self.query(sparql, default_graphs=default_graphs, named_graphs=named_graphs))
 
     def update(self, sparql: str) -> None:
         if len(sparql) > _MAX_UPDATE_CHARS:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pyoxigraph import QueryBoolean, QuerySolutions, QueryTriples
 
-from hybridkg.semantic.base import QueryResult
+from hybridkg.semantic.base import QueryResult, QueryStream
 
 
 def to_query_result(raw: object) -> QueryResult:
@@ -19,3 +19,23 @@ def to_query_result(raw: object) -> QueryResult:
     if isinstance(raw, bool):
         return QueryResult(kind="ask", boolean=raw)
     raise TypeError(f"unexpected query result type {type(raw).__name__}")
+
+
+def to_query_stream(raw: object) -> QueryStream:
+    """A lazy view of a pyoxigraph result (the store's snapshot was taken when the query started)."""
+    if isinstance(raw, QuerySolutions):
+        variables = tuple(v.value for v in raw.variables)
+        width = len(variables)
+        rows = (tuple(sol[i] for i in range(width)) for sol in raw)
+        return QueryStream(kind="select", variables=variables, items=rows)
+    if isinstance(raw, QueryBoolean | bool):
+        return QueryStream(kind="ask", boolean=bool(raw))
+    if isinstance(raw, QueryTriples):
+        return QueryStream(kind="graph", items=iter(raw))
+    raise TypeError(f"unexpected query result type {type(raw).__name__}")
+
+
+def stream_of(result: QueryResult) -> QueryStream:
+    """A stream over a result that is already in memory (backends that cannot stream)."""
+    items = iter(result.rows) if result.kind == "select" else iter(result.triples)
+    return QueryStream(kind=result.kind, variables=result.variables, boolean=result.boolean, items=items)

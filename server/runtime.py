@@ -1,0 +1,360 @@
+"""The service core that the gRPC and HTTP front ends share: one knowledge base, one structural layer,
+one worker pool, the API keys and the metrics. No globals: a process may run several.
+
+Store work never runs on the event loop: front ends call :meth:`Runtime.call`, which runs a function on
+the worker pool under a :class:`CancelToken`. When the deadline passes or the caller goes away the token
+trips, the front end answers at once, and the worker stops at its next check (between result rows, between
+documents); nothing it was writing is committed half.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+import time
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import PurePosixPath
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from pyoxigraph import Triple
+
+from hybridkg.errors import Cancelled, DeadlineExceeded, InvalidInput, ResultTooLarge
+from hybridkg.semantic.base import QueryStream, Term, ValidationReport
+from hybridkg.semantic.kb import KnowledgeBase
+from hybridkg.semantic.ntriples import parse_triple
+from hybridkg.server.auth import Authenticator
+from hybridkg.server.config import Settings
+from hybridkg.server.metrics import Metrics
+
+if TYPE_CHECKING:
+    from hybridkg.server.ask.answer import AskAnswer
+    from hybridkg.structural.knowledge import StructuralKB
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+
+#: Formats that go to the structural layer as text documents rather than to the RDF store.
+DOCUMENT_FORMATS = {"text": "text", "txt": "text", "markdown": "markdown", "md": "markdown", "html": "html",
+                    "htm": "html"}
+
+
+class CancelToken:
+    """A request's deadline and cancellation, checked by the worker doing its store work."""
+
+    def __init__(self, timeout_s: float | None = None) -> None:
+        self.deadline = None if timeout_s is None else time.monotonic() + timeout_s
+        self._reason: str | None = None
+
+    def cancel(self, reason: str = "cancelled") -> None:
+        self._reason = self._reason or reason
+
+    @property
+    def remaining(self) -> float | None:
+        return None if self.deadline is None else max(0.0, self.deadline - time.monotonic())
+
+    def check(self) -> None:
+        if self._reason is None and self.deadline is not None and time.monotonic() >= self.deadline:
+            self._reason = "deadline"
+        if self._reason == "deadline":
+            raise DeadlineExceeded("the request ran past its deadline and was stopped; nothing was changed")
+        if self._reason is not None:
+            raise Cancelled("the request was cancelled by the caller and stopped; nothing was changed")
+
+
+@dataclass
+class QueryCursor:
+    """A running query, read in batches by a front end; stops at the row cap, the deadline or cancel."""
+
+    stream: QueryStream
+    token: CancelToken
+    max_rows: int
+    rows_read: int = 0
+    done: bool = False
+
+    @property
+    def kind(self) -> str:
+        return self.stream.kind
+
+    @property
+    def variables(self) -> tuple[str, ...]:
+        return self.stream.variables
+
+    @property
+    def boolean(self) -> bool | None:
+        return self.stream.boolean
+
+    def next_batch(self, size: int) -> list[Any]:
+        """Up to ``size`` rows (tuples of terms) or triples; an empty list means the end."""
+        out: list[Any] = []
+        if self.done or self.stream.kind == "ask":
+            self.done = True
+            return out
+        items: Iterator[Any] = self.stream.items
+        for item in items:
+            self.token.check()
+            self.rows_read += 1
+            if self.rows_read > self.max_rows:
+                self.done = True
+                raise ResultTooLarge(
+                    f"the result has more than {self.max_rows} rows (server.max_result_rows); "
+                    "add a LIMIT or narrow the query"
+                )
+            out.append(item)
+            if len(out) >= size:
+                return out
+        self.token.check()
+        self.done = True
+        return out
+
+    def iter_batches(self, size: int) -> Iterator[list[Any]]:
+        while not self.done:
+            batch = self.next_batch(size)
+            if batch:
+                yield batch
+
+
+@dataclass
+class IngestReport:
+    kind: str  # "rdf" or "document"
+    graph: str = ""
+    domain: str | None = None
+    format: str = ""
+    triples_asserted: int = 0
+    triples_inferred: int = 0
+    shacl: ValidationReport | None = None
+    documents_added: int = 0
+    chunks_added: int = 0
+    entities_added: int = 0
+    relations_added: int = 0
+    took_ms: float = 0.0
+    details: dict[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind, "graph": self.graph, "domain": self.domain, "format": self.format,
+            "triples_asserted": self.triples_asserted, "triples_inferred": self.triples_inferred,
+            "shacl": self.shacl.to_json() if self.shacl is not None else None,
+            "documents_added": self.documents_added, "chunks_added": self.chunks_added,
+            "entities_added": self.entities_added, "relations_added": self.relations_added,
+            "took_ms": round(self.took_ms, 3),
+        }
+
+
+def document_format(fmt: str | None, name: str | None) -> str | None:
+    """The text-document format (text, markdown, html) named by ``fmt`` or ``name``'s extension, else None."""
+    if fmt:
+        return DOCUMENT_FORMATS.get(fmt.lower().removeprefix("text/"))
+    if name:
+        return DOCUMENT_FORMATS.get(PurePosixPath(name).suffix.lower().lstrip("."))
+    return None
+
+
+class Runtime:
+    def __init__(
+        self, settings: Settings, *, kb: KnowledgeBase | None = None, structural: StructuralKB | None = None
+    ) -> None:
+        from hybridkg.server.app import open_knowledge_base
+
+        self.settings = settings
+        self.kb = kb if kb is not None else open_knowledge_base(settings)
+        self.auth = Authenticator(settings.server.auth)
+        self.metrics = Metrics(self.sizes)
+        self.executor = ThreadPoolExecutor(settings.server.workers, thread_name_prefix="hybridkg-worker")
+        self._structural = structural
+        self._owns_structural = structural is None
+        self._lazy = threading.Lock()
+        self._ask: Any = None
+        self._closed = False
+
+    # ------------------------------------------------------------------ lifecycle
+    def structural(self) -> StructuralKB:
+        """The structural layer, opened on first use (it starts FalkorDB and loads the embedding model)."""
+        with self._lazy:
+            if self._structural is None:
+                from hybridkg.server.app import open_structural
+
+                fuzzy = [name for name, d in self.kb.policy.domains.items()]
+                self._structural = open_structural(self.settings, self.kb, fuzzy)
+            return self._structural
+
+    @property
+    def structural_open(self) -> bool:
+        return self._structural is not None
+
+    def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        self.executor.shutdown(wait=True, cancel_futures=True)
+        try:
+            if self._structural is not None and self._owns_structural:
+                self._structural.close()
+        finally:
+            self.kb.flush()
+
+    async def call(self, fn: Callable[..., T], *args: Any, token: CancelToken) -> T:
+        """Run ``fn(*args)`` on the worker pool; DeadlineExceeded when ``token``'s deadline passes first."""
+        loop = asyncio.get_running_loop()
+        future = loop.run_in_executor(self.executor, fn, *args)
+        try:
+            return await asyncio.wait_for(asyncio.shield(future), token.remaining)
+        except TimeoutError:
+            token.cancel("deadline")
+            future.add_done_callback(_drain)
+            raise DeadlineExceeded("the request ran past its deadline and was stopped; nothing was changed") from None
+        except asyncio.CancelledError:
+            token.cancel("cancelled")
+            future.add_done_callback(_drain)
+            raise
+
+    def token(self, timeout_s: float | None) -> CancelToken:
+        """A token for a request: the caller's deadline, else ``server.query_timeout_s``."""
+        return CancelToken(timeout_s if timeout_s is not None else self.settings.server.query_timeout_s)
+
+    # ------------------------------------------------------------------ operations (run on workers)
+    def open_query(
+        self,
+        query: str,
+        *,
+        token: CancelToken,
+        inference: bool = True,
+        default_graphs: list[str] | None = None,
+        named_graphs: list[str] | None = None,
+    ) -> QueryCursor:
+        if not query.strip():
+            raise InvalidInput("the query is empty")
+        token.check()
+        stream = self.kb.stream(query, inference=inference, default_graphs=default_graphs, named_graphs=named_graphs)
+        return QueryCursor(stream, token, self.settings.server.max_result_rows)
+
+    def update(self, sparql: str, *, token: CancelToken) -> Any:
+        """A SPARQL 1.1 Update through the SHACL gate (strict domains reject a violating change whole)."""
+        if not sparql.strip():
+            raise InvalidInput("the update is empty")
+        token.check()
+        return self.kb.update(sparql)
+
+    def ingest(
+        self,
+        data: bytes,
+        *,
+        token: CancelToken,
+        domain: str | None = None,
+        graph: str | None = None,
+        fmt: str | None = None,
+        name: str | None = None,
+    ) -> IngestReport:
+        """One uploaded file: RDF into the store (validated for strict domains), or a text document into the
+        structural layer (``fmt`` text/markdown/html, or such a file name)."""
+        start = time.perf_counter()
+        if len(data) > self.kb.max_input_bytes:
+            from hybridkg.errors import InputTooLarge
+
+            raise InputTooLarge(
+                f"the upload has {len(data)} bytes, more than store.max_input_bytes={self.kb.max_input_bytes}; "
+                "split it or raise the limit"
+            )
+        token.check()
+        doc_fmt = document_format(fmt, name)
+        if doc_fmt is not None:
+            if not domain:
+                raise InvalidInput("a text document needs a domain; set `domain`")
+            self.kb.policy.get(domain)
+            if graph:
+                raise InvalidInput("`graph` applies to RDF uploads; a text document goes to the property graph")
+            doc_id = name or f"upload-{abs(hash(data)) & 0xFFFFFFFF:08x}"
+            change = self.structural().add_document(doc_id, data, domain=domain, fmt=doc_fmt, name=name)
+            return IngestReport(
+                kind="document", domain=domain, format=doc_fmt,
+                documents_added=1 if change.action.value == "added" else 0,
+                chunks_added=change.chunks_added, entities_added=change.entities_added,
+                relations_added=change.relations_added, took_ms=(time.perf_counter() - start) * 1000,
+                details=change.to_json(),
+            )
+        from hybridkg.semantic.formats import resolve_format
+
+        rdf_fmt = resolve_format(fmt, name)
+        token.check()
+        result = self.kb.load(data, fmt=fmt or rdf_fmt.file_extension, graph=graph, domain=domain)
+        return IngestReport(
+            kind="rdf", graph=result.graph, domain=result.domain, format=result.format,
+            triples_asserted=result.asserted_added, triples_inferred=result.inferred_added,
+            shacl=ValidationReport(conforms=not any(w.severity.value == "violation" for w in result.warnings),
+                                   results=result.warnings),
+            took_ms=(time.perf_counter() - start) * 1000,
+        )
+
+    def validate(self, data: bytes, *, domain: str, fmt: str | None = None, graph: str | None = None,
+                 token: CancelToken) -> ValidationReport:
+        """Dry run: would this RDF be accepted into ``domain``? Nothing is written."""
+        token.check()
+        return self.kb.validate_write(data, domain=domain, fmt=fmt, graph=graph)
+
+    def explain(self, triple: str | Triple, *, token: CancelToken) -> dict[str, Any]:
+        token.check()
+        if isinstance(triple, str):
+            triple = parse_triple(triple)
+        return self.kb.explain(triple).to_json()
+
+    def retrieve(self, query: str, *, mode: str | None, top_k: int | None, domain: str | None,
+                 token: CancelToken) -> dict[str, Any]:
+        token.check()
+        if not query.strip():
+            raise InvalidInput("the query is empty")
+        if top_k is not None and top_k <= 0:
+            raise InvalidInput(f"top_k must be a positive number, not {top_k}")
+        skb = self.structural()
+        return skb.retrieve(query, mode=mode or "hybrid", top_k=top_k, domain=domain).to_json()
+
+    def feedback(self, scores: dict[str, float], *, token: CancelToken) -> dict[str, Any]:
+        import dataclasses
+        import math
+
+        token.check()
+        if not scores:
+            raise InvalidInput("no feedback given: send node_id -> score pairs")
+        for k, v in scores.items():
+            if not math.isfinite(v):
+                raise InvalidInput(f"score of {k!r} is not finite")
+        return dataclasses.asdict(self.structural().feedback(scores))
+
+    def ask(self, question: str, *, domain: str | None = None, mode: str | None = None, top_k: int | None = None,
+            token: CancelToken) -> AskAnswer:
+        token.check()
+        return self.ask_engine().ask(question, domain=domain, mode=mode, top_k=top_k)
+
+    def ask_engine(self) -> Any:
+        with self._lazy:
+            if self._ask is None:
+                from hybridkg.server.ask.engine import AskEngine
+
+                self._ask = AskEngine(self.kb, self.structural, self.settings.ask)
+            return self._ask
+
+    def sizes(self) -> dict[str, int]:
+        """Store sizes for /metrics and Stats (cheap counts only)."""
+        from hybridkg.semantic.base import INFERRED_GRAPH
+
+        asserted = sum(1 for g in self.kb.asserted_graphs() for _ in self.kb.store.quads(graph=g))
+        inferred = sum(1 for _ in self.kb.store.quads(graph=INFERRED_GRAPH))
+        out = {"asserted_triples": asserted, "inferred_triples": inferred, "graphs": len(self.kb.store.graphs())}
+        if self._structural is not None:
+            out.update(self._structural.stats())
+        return out
+
+    def stats(self, *, token: CancelToken) -> dict[str, Any]:
+        token.check()
+        return {"sizes": self.sizes(), "domains": {n: d.mode.value for n, d in self.kb.policy.domains.items()},
+                "reasoner": self.kb.reasoner.name, "validator": self.kb.validator.name}
+
+
+def _drain(future: Any) -> None:
+    """Retrieve an abandoned worker's outcome so asyncio does not warn about it."""
+    if not future.cancelled():
+        future.exception()
+
+
+__all__ = ["CancelToken", "IngestReport", "QueryCursor", "Runtime", "Term", "document_format"]
