@@ -65,6 +65,17 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_parsers(sub, _common)
 
+    p = sub.add_parser("serve", help="run the gRPC service and the SPARQL endpoint (the demo KB without a store)")
+    _common(p)
+    p.add_argument("--grpc", metavar="HOST:PORT", help="gRPC listener (default: server.grpc, 127.0.0.1:50051)")
+    p.add_argument("--http", metavar="HOST:PORT", help="HTTP listener (default: server.http, 127.0.0.1:8080)")
+
+    p = sub.add_parser("keys", help="API keys for the service")
+    keys = p.add_subparsers(dest="keys_command", required=True)
+    k = keys.add_parser("new", help="print a new random API key and its config line (server.auth.keys)")
+    k.add_argument("--role", required=True, choices=["reader", "writer", "admin"], help="what the key may do")
+    k.add_argument("--name", default=None, help="who holds the key (default: <role>-<date>)")
+
     p = sub.add_parser("demo", help="load the bundled demo knowledge base, reason, validate, query, explain")
     _common(p)
     return parser
@@ -237,6 +248,42 @@ def cmd_demo(args: argparse.Namespace) -> int:
     return run_demo(settings)
 
 
+def cmd_serve(args: argparse.Namespace) -> int:
+    from hybridkg.server.serve import run_serve
+
+    settings = _settings(args)
+    if args.grpc:
+        settings.server.grpc = _hostport(args.grpc, "--grpc")
+    if args.http:
+        settings.server.http = _hostport(args.http, "--http")
+    return run_serve(settings, demo=not args.store and not args.config, grpc_address=None, http_address=None)
+
+
+def _hostport(value: str, flag: str) -> str:
+    from hybridkg.server.settings import parse_hostport
+
+    try:
+        parse_hostport(value)
+    except ValueError as e:
+        raise InvalidInput(f"{flag}: {e}") from e
+    return value
+
+
+def cmd_keys(args: argparse.Namespace) -> int:
+    import datetime
+
+    from hybridkg.server.auth import new_key
+    from hybridkg.server.settings import Role
+
+    role = Role(args.role)
+    name = args.name or f"{role.value}-{datetime.date.today().isoformat()}"
+    key, line = new_key(role, name)
+    sys.stdout.write(f"key: {key}\n")
+    sys.stdout.write("config (add under server.auth.keys; the key itself is not stored):\n")
+    sys.stdout.write(f"  {line}\n")
+    return EXIT_OK
+
+
 def _structural(name: str) -> Any:
     def run(args: argparse.Namespace) -> int:
         from hybridkg.server import cli_structural
@@ -254,6 +301,8 @@ COMMANDS = {
     "explain": cmd_explain,
     "validate": cmd_validate,
     "demo": cmd_demo,
+    "serve": cmd_serve,
+    "keys": cmd_keys,
     "docs": _structural("docs"),
     "retrieve": _structural("retrieve"),
     "feedback": _structural("feedback"),
