@@ -21,7 +21,7 @@ CLINICAL = REPO / "ontology" / "clinical"
 
 def _env() -> dict[str, str]:
     env = dict(os.environ)
-    env["HYBRIDKG_STRUCTURAL__EMBEDDER__KIND"] = "hashing"  # no model load: this test is about the process
+    env["HYBRIDKG_STRUCTURAL__EMBEDDER__KIND"] = "hash"  # no model load: this test is about the process
     return env
 
 
@@ -75,12 +75,14 @@ def test_serve_a_store_prints_addresses_answers_and_stops_cleanly(tmp_path: Path
     proc, ready = _start(f"--store={store}", "--grpc", "127.0.0.1:0", "--http", "127.0.0.1:0")
     try:
         host, _, port = ready["grpc"].rpartition(":")
-        assert host == "127.0.0.1" and int(port) > 0
+        assert host == "127.0.0.1"
+        assert int(port) > 0
         assert ready["http"].startswith("http://127.0.0.1:")
         assert _health(ready["grpc"]) == health_pb2.HealthCheckResponse.SERVING
         r = httpx.get(f"{ready['http']}/sparql", params={"query": "ASK { ?s a ?c }"},
                       headers={"accept": "application/sparql-results+json"}, timeout=30)
-        assert r.status_code == 200 and r.json()["boolean"] is True
+        assert r.status_code == 200
+        assert r.json()["boolean"] is True
     finally:
         code, err = _stop(proc)
     assert code == 0, err
@@ -99,10 +101,12 @@ def test_serve_without_a_store_serves_the_demo_and_stops_on_sigint() -> None:
     proc, ready = _start("--grpc", "127.0.0.1:0", "--http", "127.0.0.1:0")
     try:
         page = httpx.get(ready["http"] + "/", timeout=30)
-        assert page.status_code == 200 and "yasgui" in page.text.lower()
+        assert page.status_code == 200
+        assert "yasgui" in page.text.lower()
         r = httpx.get(f"{ready['http']}/sparql", timeout=30, params={
             "query": "SELECT ?p WHERE { ?p a <https://hybridkg.dev/ns/clinical#CardiovascularRiskPatient> }"})
-        assert r.status_code == 200 and r.json()["results"]["bindings"]
+        assert r.status_code == 200
+        assert r.json()["results"]["bindings"]
     finally:
         code, err = _stop(proc, signal.SIGINT)
     assert code == 0, err
@@ -115,7 +119,8 @@ def test_serve_refuses_a_public_address_without_keys(tmp_path: Path) -> None:
         capture_output=True, text=True, env=_env(), cwd=REPO, timeout=120,
     )
     assert run.returncode == 2
-    assert "without API keys" in run.stderr and "server.auth.keys" in run.stderr
+    assert "without API keys" in run.stderr
+    assert "server.auth.keys" in run.stderr
 
 
 def test_serve_rejects_a_malformed_address(tmp_path: Path) -> None:
@@ -123,7 +128,9 @@ def test_serve_rejects_a_malformed_address(tmp_path: Path) -> None:
         [sys.executable, "-m", "hybridkg.server.cli", "serve", f"--store={tmp_path / 'kb'}", "--grpc", "nonsense"],
         capture_output=True, text=True, env=_env(), cwd=REPO, timeout=60,
     )
-    assert run.returncode == 2 and "--grpc" in run.stderr and "HOST:PORT" in run.stderr
+    assert run.returncode == 2
+    assert "--grpc" in run.stderr
+    assert "HOST:PORT" in run.stderr
 
 
 def test_keys_new_prints_a_key_whose_digest_is_the_config_line() -> None:
