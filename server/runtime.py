@@ -10,6 +10,7 @@ documents); nothing it was writing is committed half.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import logging
 import threading
 import time
@@ -265,11 +266,11 @@ class Runtime:
             self.kb.policy.get(domain)
             if graph:
                 raise InvalidInput("`graph` applies to RDF uploads; a text document goes to the property graph")
-            doc_id = name or f"upload-{abs(hash(data)) & 0xFFFFFFFF:08x}"
-            change = self.structural().add_document(doc_id, data, domain=domain, fmt=doc_fmt, name=name)
+            doc_id = name or f"upload-{hashlib.sha256(data).hexdigest()[:16]}"
+            change = self.structural().put_document(doc_id, data, domain=domain, fmt=doc_fmt, name=name)
             return IngestReport(
                 kind="document", domain=domain, format=doc_fmt,
-                documents_added=1 if change.action.value == "added" else 0,
+                documents_added=1 if change.action.value in ("added", "updated") else 0,
                 chunks_added=change.chunks_added, entities_added=change.entities_added,
                 relations_added=change.relations_added, took_ms=(time.perf_counter() - start) * 1000,
                 details=change.to_json(),

@@ -207,6 +207,15 @@ class StructuralKB:
         """Replace a document's content, re-extracting only chunks whose text changed."""
         return self._ingest(doc_id, data, domain=domain, fmt=fmt, name=name, update=True)
 
+    def put_document(
+        self, doc_id: str, data: bytes | str, *, domain: str, fmt: str | None = None, name: str | None = None
+    ) -> DocumentChange:
+        """Add the document, or replace its content when it exists (re-extracting only changed chunks)."""
+        check_doc_id(doc_id)
+        with self._lock:
+            exists = self._document(doc_id) is not None
+            return self._ingest(doc_id, data, domain=domain, fmt=fmt, name=name, update=exists)
+
     def delete_document(self, doc_id: str, *, domain: str | None = None) -> DocumentChange:
         """Retract all of a document's chunks; ``domain``, when given, must be the document's domain."""
         check_doc_id(doc_id)
