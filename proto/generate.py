@@ -26,7 +26,8 @@ GENERATED = ("_pb2.py", "_pb2.pyi", "_pb2_grpc.py")
 def _rewrite(text: str) -> str:
     text = re.sub(r"^from hybridkg\.v1 import ", f"from {PACKAGE} import ", text, flags=re.MULTILINE)
     text = re.sub(r"^import hybridkg\.v1\.", f"import {PACKAGE}.", text, flags=re.MULTILINE)
-    return text.replace("'hybridkg.v1.", f"'{PACKAGE}.")
+    # the Python module name given to the message classes (not the proto package, which stays hybridkg.v1)
+    return text.replace("(DESCRIPTOR, 'hybridkg.v1.", f"(DESCRIPTOR, '{PACKAGE}.")
 
 
 def generate(out: Path) -> list[Path]:

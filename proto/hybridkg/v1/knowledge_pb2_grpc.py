@@ -201,9 +201,9 @@ def add_KnowledgeServiceServicer_to_server(servicer, server):
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
-            'hybridkg.proto.hybridkg.v1.KnowledgeService', rpc_method_handlers)
+            'hybridkg.v1.KnowledgeService', rpc_method_handlers)
     server.add_generic_rpc_handlers((generic_handler,))
-    server.add_registered_method_handlers('hybridkg.proto.hybridkg.v1.KnowledgeService', rpc_method_handlers)
+    server.add_registered_method_handlers('hybridkg.v1.KnowledgeService', rpc_method_handlers)
 
 
  # This class is part of an EXPERIMENTAL API.

@@ -1,0 +1,379 @@
+"""A Python client for hybridkg's gRPC API (``hybridkg.v1.KnowledgeService``).
+
+>>> with Client("127.0.0.1:50051", key="hkg_...") as kb:
+...     for row in kb.sparql("SELECT ?s WHERE { ?s a <https://hybridkg.dev/ns/clinical#Patient> }"):
+...         print(row[0].value)
+...     answer = kb.ask("Which patients take warfarin?")
+
+``sparql`` returns a :class:`Rows` iterator (SELECT; each row a tuple of pyoxigraph terms, ``None`` where a
+variable is unbound), a :class:`Triples` iterator (CONSTRUCT/DESCRIBE) or a ``bool`` (ASK); the other
+methods return the JSON shapes of the CLI (``ask`` exactly as ``hybridkg ask --json``) or a
+:class:`~hybridkg.semantic.base.ValidationReport`. Errors raise the :mod:`hybridkg.errors` class the server
+raised, with its message: a rejected write raises :class:`~hybridkg.errors.ShapeViolation` carrying the
+SHACL report, a broken document :class:`~hybridkg.errors.ParseError` with its line and column.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Iterator, Mapping
+from pathlib import Path
+from types import TracebackType
+from typing import IO, Any
+
+import grpc
+from google.protobuf import json_format
+from google.rpc import error_details_pb2
+from grpc_status import rpc_status
+from pyoxigraph import BlankNode, Literal, NamedNode, Triple
+
+from hybridkg import errors
+from hybridkg.proto.hybridkg.v1 import knowledge_pb2 as pb
+from hybridkg.proto.hybridkg.v1 import knowledge_pb2_grpc as pb_grpc
+from hybridkg.proto.hybridkg.v1 import rdf_pb2
+from hybridkg.semantic.base import Severity, ValidationReport, ValidationResult
+
+__all__ = ["Client", "Rows", "Term", "Triples"]
+
+Term = NamedNode | BlankNode | Literal | Triple
+
+#: Bytes per Ingest message.
+CHUNK_BYTES = 1 << 20
+
+#: The one reverse table: a status code -> the hybridkg error it stands for (an ErrorInfo detail naming a
+#: more specific class of :mod:`hybridkg.errors`, e.g. InputTooLarge, refines it).
+ERRORS: dict[grpc.StatusCode, type[errors.HybridKGError]] = {
+    grpc.StatusCode.INVALID_ARGUMENT: errors.InvalidInput,
+    grpc.StatusCode.FAILED_PRECONDITION: errors.ShapeViolation,
+    grpc.StatusCode.NOT_FOUND: errors.NotFound,
+    grpc.StatusCode.RESOURCE_EXHAUSTED: errors.ResultTooLarge,
+    grpc.StatusCode.UNAUTHENTICATED: errors.Unauthenticated,
+    grpc.StatusCode.PERMISSION_DENIED: errors.PermissionDenied,
+    grpc.StatusCode.DEADLINE_EXCEEDED: errors.DeadlineExceeded,
+    grpc.StatusCode.CANCELLED: errors.Cancelled,
+    grpc.StatusCode.UNIMPLEMENTED: errors.Unsupported,
+    grpc.StatusCode.UNAVAILABLE: errors.BackendUnavailable,
+}
+
+
+def _report(msg: rdf_pb2.ValidationReport) -> ValidationReport:
+    return ValidationReport(
+        conforms=msg.conforms, engine=msg.engine,
+        results=tuple(
+            ValidationResult(
+                focus=r.focus, path=r.path if r.HasField("path") else None, constraint=r.constraint,
+                value=r.value if r.HasField("value") else None, severity=Severity(r.severity), message=r.message,
+                source_shape=r.source_shape if r.HasField("source_shape") else None,
+            )
+            for r in msg.results
+        ),
+    )
+
+
+def _error(e: grpc.RpcError) -> errors.HybridKGError:
+    """The hybridkg error a failed call stands for, with the server's message and details."""
+    code = e.code() if isinstance(e, grpc.Call) else grpc.StatusCode.UNKNOWN
+    message = (e.details() if isinstance(e, grpc.Call) else None) or str(e)
+    cls: type[errors.HybridKGError] = ERRORS.get(code, errors.HybridKGError)
+    report: ValidationReport | None = None
+    parse: rdf_pb2.ParseErrorDetail | None = None
+    status = rpc_status.from_call(e) if isinstance(e, grpc.Call) else None
+    for detail in status.details if status is not None else ():
+        if detail.Is(error_details_pb2.ErrorInfo.DESCRIPTOR):
+            info = error_details_pb2.ErrorInfo()
+            detail.Unpack(info)
+            named = getattr(errors, info.reason, None) if info.reason in errors.__all__ else None
+            if isinstance(named, type) and issubclass(named, cls):
+                cls = named
+        elif detail.Is(rdf_pb2.ValidationReport.DESCRIPTOR):
+            msg = rdf_pb2.ValidationReport()
+            detail.Unpack(msg)
+            report = _report(msg)
+        elif detail.Is(rdf_pb2.ParseErrorDetail.DESCRIPTOR):
+            parse = rdf_pb2.ParseErrorDetail()
+            detail.Unpack(parse)
+    if issubclass(cls, errors.ShapeViolation):
+        return errors.ShapeViolation(message, report)
+    if parse is not None and issubclass(errors.ParseError, cls) or issubclass(cls, errors.ParseError):
+        if parse is None:
+            return errors.InvalidInput(message)
+        error = errors.ParseError(parse.format, parse.line if parse.HasField("line") else None,
+                                  parse.column if parse.HasField("column") else None, parse.detail)
+        error.args = (message,)
+        return error
+    return cls(message)
+
+
+def term(msg: rdf_pb2.Term) -> Term | None:
+    """A ``Term`` message as a pyoxigraph term (None for an unbound variable)."""
+    kind = msg.WhichOneof("kind")
+    if kind == "iri":
+        return NamedNode(msg.iri)
+    if kind == "blank_node":
+        return BlankNode(msg.blank_node)
+    if kind == "literal":
+        lit = msg.literal
+        if lit.language:
+            return Literal(lit.value, language=lit.language)
+        return Literal(lit.value, datatype=NamedNode(lit.datatype) if lit.datatype else None)
+    if kind == "triple":
+        return triple(msg.triple)
+    return None
+
+
+def triple(msg: rdf_pb2.Triple) -> Triple:
+    s, p, o = term(msg.subject), term(msg.predicate), term(msg.object)
+    if not isinstance(p, NamedNode) or s is None or isinstance(s, Literal) or o is None:
+        raise errors.HybridKGError(f"the server sent a malformed triple: {msg}")
+    return Triple(s, p, o)
+
+
+class _Stream:
+    """A Sparql response stream being read; closing it (or the client) cancels the call."""
+
+    def __init__(self, call: Any, first: pb.SparqlResponse) -> None:
+        self._call = call
+        self._first: pb.SparqlResponse | None = first
+
+    def _messages(self) -> Iterator[pb.SparqlResponse]:
+        try:
+            if self._first is not None:
+                first, self._first = self._first, None
+                yield first
+            yield from self._call
+        except grpc.RpcError as e:
+            raise _error(e) from None
+        finally:
+            self.close()
+
+    def close(self) -> None:
+        self._call.cancel()
+
+    def __enter__(self) -> _Stream:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class Rows(_Stream):
+    """SELECT results: iterate for tuples of terms in the order of :attr:`variables`."""
+
+    def __init__(self, call: Any, first: pb.SparqlResponse) -> None:
+        super().__init__(call, first)
+        self.variables: tuple[str, ...] = tuple(first.variables)
+
+    def __iter__(self) -> Iterator[tuple[Term | None, ...]]:
+        for message in self._messages():
+            for row in message.rows:
+                yield tuple(term(v) for v in row.values)
+
+
+class Triples(_Stream):
+    """CONSTRUCT/DESCRIBE results: iterate for pyoxigraph triples."""
+
+    def __iter__(self) -> Iterator[Triple]:
+        for message in self._messages():
+            for row in message.rows:
+                yield triple(row.triple)
+
+
+def _read(source: str | os.PathLike[str] | bytes | IO[bytes], chunk: int) -> tuple[Iterator[bytes], str | None]:
+    if isinstance(source, bytes | bytearray | memoryview):
+        data = bytes(source)
+        return (data[i:i + chunk] for i in range(0, max(len(data), 1), chunk)), None
+    if isinstance(source, str | os.PathLike):
+        path = Path(source)
+
+        def from_file() -> Iterator[bytes]:
+            with path.open("rb") as f:
+                while block := f.read(chunk):
+                    yield block
+
+        return from_file(), path.name
+    stream = source
+
+    def from_stream() -> Iterator[bytes]:
+        while block := stream.read(chunk):
+            yield block
+
+    return from_stream(), getattr(stream, "name", None) if isinstance(getattr(stream, "name", None), str) else None
+
+
+class Client:
+    """A connection to a hybridkg server. ``key``: an API key (sent as ``authorization: Bearer KEY``);
+    ``tls_ca``: the PEM CA (path or bytes) to trust, which turns TLS on; ``client_cert``/``client_key``:
+    this client's certificate for mutual TLS; ``timeout``: the default deadline of each call in seconds."""
+
+    def __init__(
+        self,
+        target: str,
+        key: str | None = None,
+        *,
+        tls_ca: str | os.PathLike[str] | bytes | None = None,
+        client_cert: str | os.PathLike[str] | bytes | None = None,
+        client_key: str | os.PathLike[str] | bytes | None = None,
+        timeout: float | None = None,
+        options: Iterable[tuple[str, Any]] = (),
+    ) -> None:
+        self.timeout = timeout
+        self._metadata: tuple[tuple[str, str], ...] = (("authorization", f"Bearer {key}"),) if key else ()
+        opts = [("grpc.max_receive_message_length", 64 << 20), ("grpc.max_metadata_size", 1 << 20), *options]
+        if tls_ca is not None or client_cert is not None:
+            creds = grpc.ssl_channel_credentials(
+                root_certificates=_pem(tls_ca), private_key=_pem(client_key), certificate_chain=_pem(client_cert)
+            )
+            self._channel = grpc.secure_channel(target, creds, options=opts)
+        else:
+            self._channel = grpc.insecure_channel(target, options=opts)
+        self.stub = pb_grpc.KnowledgeServiceStub(self._channel)
+
+    # ------------------------------------------------------------------------------------ plumbing
+    def close(self) -> None:
+        self._channel.close()
+
+    def __enter__(self) -> Client:
+        return self
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self.close()
+
+    def _call(self, method: Any, request: Any, timeout: float | None) -> Any:
+        try:
+            return method(request, timeout=timeout if timeout is not None else self.timeout, metadata=self._metadata)
+        except grpc.RpcError as e:
+            raise _error(e) from None
+
+    # ------------------------------------------------------------------------------------ queries
+    def sparql(
+        self,
+        query: str,
+        *,
+        inference: bool = True,
+        default_graph_uri: Iterable[str] = (),
+        named_graph_uri: Iterable[str] = (),
+        timeout: float | None = None,
+    ) -> Rows | Triples | bool:
+        """Run a query: SELECT gives :class:`Rows`, CONSTRUCT/DESCRIBE :class:`Triples`, ASK a bool."""
+        request = pb.SparqlRequest(query=query, inference=inference, default_graph_uri=list(default_graph_uri),
+                                   named_graph_uri=list(named_graph_uri))
+        call = self._call(self.stub.Sparql, request, timeout)
+        try:
+            first = next(call)
+        except grpc.RpcError as e:
+            raise _error(e) from None
+        except StopIteration:
+            raise errors.HybridKGError("the server ended the Sparql stream without a result") from None
+        if first.kind == pb.QUERY_KIND_ASK:
+            call.cancel()
+            return first.boolean
+        if first.kind == pb.QUERY_KIND_GRAPH:
+            return Triples(call, first)
+        return Rows(call, first)
+
+    def ask(self, question: str, *, domain: str | None = None, mode: str | None = None, top_k: int | None = None,
+            timeout: float | None = None) -> dict[str, Any]:
+        """The answer as ``hybridkg ask --json`` prints it (numbers in evidence/trees come back as floats)."""
+        request = pb.AskRequest(question=question, domain=domain or "", mode=mode or "")
+        if top_k is not None:
+            request.top_k = top_k
+        msg = self._call(self.stub.Ask, request, timeout)
+        return {
+            "question": msg.question, "route": msg.route, "domain": msg.domain if msg.HasField("domain") else None,
+            "abstained": msg.abstained, "reason": msg.reason,
+            "answers": [{"value": a.value, "label": a.label, "score": a.score} for a in msg.answers],
+            "sparql": msg.sparql, "explanations": [json_format.MessageToDict(t) for t in msg.explanations],
+            "evidence": json_format.MessageToDict(msg.evidence), "took_ms": msg.took_ms,
+        }
+
+    def explain(self, triple_text: str, *, timeout: float | None = None) -> dict[str, Any]:
+        """Why a triple (N-Triples syntax) holds: the tree ``hybridkg explain`` prints, as JSON."""
+        msg = self._call(self.stub.Explain, pb.ExplainRequest(triple=triple_text), timeout)
+        return _explanation(msg.explanation)
+
+    def validate(self, data: bytes | str, *, domain: str, format: str | None = None,  # noqa: A002
+                 graph: str | None = None, timeout: float | None = None) -> ValidationReport:
+        """Would this RDF be accepted into ``domain``? A dry run: nothing is written."""
+        payload = data.encode("utf-8") if isinstance(data, str) else data
+        request = pb.ValidateRequest(data=payload, domain=domain, format=format or "", graph=graph or "")
+        return _report(self._call(self.stub.Validate, request, timeout).report)
+
+    def retrieve(self, query: str, *, mode: str | None = None, top_k: int | None = None, domain: str | None = None,
+                 timeout: float | None = None) -> dict[str, Any]:
+        """Graph + vector retrieval: the JSON of ``RetrievalResult.to_json`` (mode, items, relations, chunks...)."""
+        request = pb.RetrieveRequest(query=query, mode=mode or "", domain=domain or "")
+        if top_k is not None:
+            request.top_k = top_k
+        msg = self._call(self.stub.Retrieve, request, timeout)
+        return json_format.MessageToDict(msg, preserving_proto_field_name=True,
+                                         always_print_fields_with_no_presence=True)
+
+    def stats(self, *, timeout: float | None = None) -> dict[str, Any]:
+        msg = self._call(self.stub.Stats, pb.StatsRequest(), timeout)
+        return {"sizes": dict(msg.sizes), "domains": dict(msg.domains), "reasoner": msg.reasoner,
+                "validator": msg.validator}
+
+    # ------------------------------------------------------------------------------------ writes
+    def ingest(
+        self,
+        source: str | os.PathLike[str] | bytes | IO[bytes],
+        *,
+        domain: str | None = None,
+        graph: str | None = None,
+        format: str | None = None,  # noqa: A002
+        name: str | None = None,
+        chunk_size: int = CHUNK_BYTES,
+        timeout: float | None = None,
+    ) -> dict[str, Any]:
+        """Upload a file (path, bytes or binary stream) in chunks; returns the ingest report as JSON."""
+        blocks, filename = _read(source, chunk_size)
+        meta = pb.IngestMetadata(domain=domain or "", graph=graph or "", format=format or "",
+                                 name=name or filename or "")
+
+        def requests() -> Iterator[pb.IngestRequest]:
+            first = True
+            for block in blocks:
+                yield pb.IngestRequest(metadata=meta, chunk=block) if first else pb.IngestRequest(chunk=block)
+                first = False
+            if first:
+                yield pb.IngestRequest(metadata=meta)
+
+        msg = self._call(self.stub.Ingest, requests(), timeout)
+        return {
+            "kind": msg.kind, "graph": msg.graph, "domain": msg.domain if msg.HasField("domain") else None,
+            "format": msg.format, "triples_asserted": msg.triples_asserted, "triples_inferred": msg.triples_inferred,
+            "shacl": _report(msg.shacl).to_json() if msg.HasField("shacl") else None,
+            "documents_added": msg.documents_added, "chunks_added": msg.chunks_added,
+            "entities_added": msg.entities_added, "relations_added": msg.relations_added, "took_ms": msg.took_ms,
+        }
+
+    def update(self, sparql: str, *, timeout: float | None = None) -> dict[str, Any]:
+        """A SPARQL 1.1 Update through the SHACL gate; returns what changed."""
+        msg = self._call(self.stub.Update, pb.UpdateRequest(update=sparql), timeout)
+        return {
+            "asserted_added": msg.asserted_added, "asserted_removed": msg.asserted_removed,
+            "inferred_added": msg.inferred_added, "inferred_removed": msg.inferred_removed,
+            "domain": msg.domain if msg.HasField("domain") else None,
+            "warnings": [r.to_json() for r in _report(rdf_pb2.ValidationReport(results=msg.warnings)).results],
+        }
+
+    def feedback(self, scores: Mapping[str, float], *, timeout: float | None = None) -> dict[str, Any]:
+        """Relevance feedback (node id -> score) on retrieved nodes."""
+        msg = self._call(self.stub.Feedback, pb.FeedbackRequest(scores=dict(scores)), timeout)
+        return {"epoch": msg.epoch, "edges_updated": msg.edges_updated, "nodes": msg.nodes}
+
+
+def _explanation(msg: pb.Explanation) -> dict[str, Any]:
+    node: dict[str, Any] = {"triple": msg.triple, "status": msg.status}
+    if msg.HasField("rule"):
+        node["rule"] = msg.rule
+    if msg.status == "inferred":
+        node["premises"] = [_explanation(p) for p in msg.premises]
+    return node
+
+
+def _pem(value: str | os.PathLike[str] | bytes | None) -> bytes | None:
+    if value is None or isinstance(value, bytes):
+        return value
+    return Path(value).read_bytes()
