@@ -13,10 +13,12 @@ deadline or a cancelled call stops the query at its next row and frees the worke
 
 from __future__ import annotations
 
+import asyncio
 import contextvars
 import functools
 import logging
 import re
+import threading
 import time
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
@@ -260,20 +262,36 @@ class KnowledgeServicer(pb_grpc.KnowledgeServiceServicer):
     @_rpc(Role.READER, "Sparql", streaming=True)
     async def Sparql(self, request: pb.SparqlRequest, context: grpc.aio.ServicerContext,
                      call: _Call) -> AsyncIterator[pb.SparqlResponse]:
+        # pyoxigraph's result iterators are bound to the thread that made them (reading one on another thread
+        # aborts the process), so one worker opens the query and reads every batch, handing each message to
+        # this coroutine through a short pipe; it waits while the client is slow and stops at the token.
         token = self._token(context)
+        pipe = _Pipe(asyncio.get_running_loop(), token, depth=4)
         inference = request.inference if request.HasField("inference") else True
-        cursor = await self._work(
-            token, self._open_query, request.query, token=token, inference=inference,
-            default_graphs=list(request.default_graph_uri) or None, named_graphs=list(request.named_graph_uri) or None,
-        )
+        producer = asyncio.ensure_future(self._work(
+            token, self._produce, request.query, inference, list(request.default_graph_uri) or None,
+            list(request.named_graph_uri) or None, pipe, token=token,
+        ))
+        try:
+            while (message := await pipe.get(producer)) is not None:
+                yield message
+            await producer
+        finally:
+            if not producer.done():
+                token.cancel()
+                producer.cancel()
+
+    def _produce(self, query: str, inference: bool, default_graphs: list[str] | None,
+                 named_graphs: list[str] | None, pipe: _Pipe, *, token: CancelToken) -> None:
+        """On one worker: open the query and send its messages (header + first batch, then batches)."""
+        cursor = self._open_query(query, token=token, inference=inference, default_graphs=default_graphs,
+                                  named_graphs=named_graphs)
         size = self.runtime.settings.server.batch_rows
         first = True
-        while True:
-            message = await self._work(token, _next_message, cursor, size, first)
-            if message is None:
-                return
-            yield message
+        while (message := _next_message(cursor, size, first)) is not None:
+            pipe.send(message)
             first = False
+        pipe.close()
 
     def _open_query(self, query: str, *, token: CancelToken, inference: bool, default_graphs: list[str] | None,
                     named_graphs: list[str] | None) -> QueryCursor:
@@ -336,6 +354,50 @@ class KnowledgeServicer(pb_grpc.KnowledgeServiceServicer):
                     call: _Call) -> pb.StatsResponse:
         token = self._token(context)
         return convert.stats_response(await self._work(token, self.runtime.stats, token=token))
+
+
+class _Pipe:
+    """Messages from one worker thread to the event loop, at most ``depth`` unread (the worker waits)."""
+
+    _END = object()
+
+    def __init__(self, loop: asyncio.AbstractEventLoop, token: CancelToken, depth: int) -> None:
+        self._loop = loop
+        self._token = token
+        self._queue: asyncio.Queue[Any] = asyncio.Queue()
+        self._slots = threading.Semaphore(depth)
+
+    def send(self, message: Any) -> None:
+        """Called on the worker: wait for a free slot (checking the token), then hand the message over."""
+        while not self._slots.acquire(timeout=0.05):
+            self._token.check()
+        self._token.check()
+        self._loop.call_soon_threadsafe(self._queue.put_nowait, message)
+
+    def close(self) -> None:
+        self._loop.call_soon_threadsafe(self._queue.put_nowait, self._END)
+
+    async def get(self, producer: asyncio.Future[Any]) -> Any:
+        """The next message, or None at the end; raises the producer's error if it fails first."""
+        if self._queue.empty():
+            getter = asyncio.ensure_future(self._queue.get())
+            try:
+                await asyncio.wait({getter, producer}, return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                if not getter.done():
+                    getter.cancel()
+            if getter.done() and not getter.cancelled():
+                return self._take(getter.result())
+            if self._queue.empty():
+                producer.result()  # the worker stopped without ending the pipe: raise its error
+                return None
+        return self._take(self._queue.get_nowait())
+
+    def _take(self, item: Any) -> Any:
+        if item is self._END:
+            return None
+        self._slots.release()
+        return item
 
 
 def _next_message(cursor: QueryCursor, size: int, first: bool) -> pb.SparqlResponse | None:
