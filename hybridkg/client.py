@@ -40,8 +40,9 @@ Term = NamedNode | BlankNode | Literal | Triple
 #: Bytes per Ingest message.
 CHUNK_BYTES = 1 << 20
 
-#: The one reverse table: a status code -> the hybridkg error it stands for (an ErrorInfo detail naming a
-#: more specific class of :mod:`hybridkg.errors`, e.g. InputTooLarge, refines it).
+#: The one reverse table: a status code -> the hybridkg error it stands for. The server's ErrorInfo detail
+#: names the exact class of :mod:`hybridkg.errors` (e.g. InputTooLarge rather than ResultTooLarge for
+#: RESOURCE_EXHAUSTED); the table is the fallback for servers or proxies that send none.
 ERRORS: dict[grpc.StatusCode, type[errors.HybridKGError]] = {
     grpc.StatusCode.INVALID_ARGUMENT: errors.InvalidInput,
     grpc.StatusCode.FAILED_PRECONDITION: errors.ShapeViolation,
@@ -83,7 +84,7 @@ def _error(e: grpc.RpcError) -> errors.HybridKGError:
             info = error_details_pb2.ErrorInfo()
             detail.Unpack(info)
             named = getattr(errors, info.reason, None) if info.reason in errors.__all__ else None
-            if isinstance(named, type) and issubclass(named, cls):
+            if isinstance(named, type) and issubclass(named, errors.HybridKGError):
                 cls = named
         elif detail.Is(rdf_pb2.ValidationReport.DESCRIPTOR):
             msg = rdf_pb2.ValidationReport()

@@ -288,9 +288,15 @@ class KnowledgeServicer(pb_grpc.KnowledgeServiceServicer):
                                   named_graphs=named_graphs)
         size = self.runtime.settings.server.batch_rows
         first = True
-        while (message := _next_message(cursor, size, first)) is not None:
-            pipe.send(message)
-            first = False
+        try:
+            while (message := _next_message(cursor, size, first)) is not None:
+                pipe.send(message)
+                first = False
+        finally:
+            # release pyoxigraph's iterator here, on its own thread, not wherever the cursor is collected
+            close = getattr(cursor.stream.items, "close", None)
+            if close is not None:
+                close()
         pipe.close()
 
     def _open_query(self, query: str, *, token: CancelToken, inference: bool, default_graphs: list[str] | None,
@@ -314,6 +320,8 @@ class KnowledgeServicer(pb_grpc.KnowledgeServiceServicer):
         mode = _check_mode(request.mode)
         if not request.question.strip():
             raise InvalidInput("the question is empty")
+        if request.domain:
+            self.runtime.kb.policy.get(request.domain)  # NotFound names the known domains
         answer = await self._work(token, self.runtime.ask, request.question, domain=request.domain or None,
                                   mode=mode, top_k=top_k, token=token)
         call.route = str(answer.route)
@@ -345,6 +353,8 @@ class KnowledgeServicer(pb_grpc.KnowledgeServiceServicer):
         top_k = _optional_int(request, "top_k")
         _check_top_k(top_k)
         mode = _check_mode(request.mode)
+        if request.domain:
+            self.runtime.kb.policy.get(request.domain)  # NotFound names the known domains
         result = await self._work(token, self.runtime.retrieve, request.query, mode=mode, top_k=top_k,
                                   domain=request.domain or None, token=token)
         return convert.retrieve_response(result)
