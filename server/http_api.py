@@ -146,7 +146,7 @@ async def _sparql(runtime: Runtime, request: Request) -> Response:
     default_graphs = _iris(params.all("default-graph-uri"), "default-graph-uri")
     named_graphs = _iris(params.all("named-graph-uri"), "named-graph-uri")
     token = runtime.token(None)
-    formats = {kind: negotiate(kind, request.headers.get("accept"), params.one("format")) for kind in FORMATS}
+    formats = {kind: negotiate(kind, request.headers.get("accept"), params.all("format")) for kind in FORMATS}
     spec = QuerySpec(query, inference, default_graphs, named_graphs)
     started = await start_query(runtime, spec, formats, token)
     if started.format is None or started.pieces is None:

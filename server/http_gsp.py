@@ -123,7 +123,7 @@ async def graph_store(runtime: Runtime, request: Request) -> Response:
 
 
 async def _get(runtime: Runtime, request: Request, params: Params, graph: str) -> Response:
-    fmt = negotiate("graph", request.headers.get("accept"), params.one("format"))
+    fmt = negotiate("graph", request.headers.get("accept"), params.all("format"))
     if fmt is None:
         return Response(f"none of the accepted formats fits a graph; this endpoint offers {offered_types('graph')}\n",
                         406, {"vary": "Accept"}, "text/plain; charset=utf-8")

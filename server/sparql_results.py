@@ -100,17 +100,19 @@ def _matches(media_range: str, fmt: ResultFormat) -> int:
     return 0
 
 
-def negotiate(kind: str, accept: str | None, format_param: str | None = None) -> ResultFormat | None:
+def negotiate(kind: str, accept: str | None, format_params: Sequence[str] = ()) -> ResultFormat | None:
     """The format to answer a ``kind`` result in, or None when the client accepts none we offer.
 
-    ``format_param`` (a name such as ``json``, ``turtle``, ``csv``, or a media type) overrides ``Accept``.
+    ``format_params`` (names such as ``json``, ``turtle``, ``csv``, or media types; the first one that fits
+    wins, as SPARQLWrapper sends ``format=tsv&format=text/tab-separated-values``) override ``Accept``.
     """
     offered = FORMATS[kind]
-    if format_param:
-        wanted = format_param.strip().lower()
-        for fmt in offered:
-            if wanted in (fmt.name, *fmt.tokens) or _matches(wanted, fmt) >= 2:
-                return fmt
+    wanted = [w.strip().lower() for w in format_params if w.strip()]
+    if wanted:
+        for value in wanted:
+            for fmt in offered:
+                if value in (fmt.name, *fmt.tokens) or _matches(value, fmt) >= 2:
+                    return fmt
         return None
     if not accept or not accept.strip():
         return offered[0]
