@@ -14,7 +14,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import BinaryIO
 
@@ -33,6 +33,7 @@ from hybridkg.semantic.base import (
     ReasoningSession,
     ShapeValidator,
     TripleStore,
+    ValidationReport,
     ValidationResult,
 )
 from hybridkg.semantic.concurrency import ReadWriteLock
@@ -42,6 +43,7 @@ from hybridkg.semantic.gate import DomainShapes, as_warnings, check_write
 from hybridkg.semantic.perf import gc_paused
 from hybridkg.semantic.settings import DEFAULT_MAX_BYTES
 from hybridkg.semantic.storeview import StoreGraphView
+from hybridkg.semantic.update import UpdateDataset, evaluate, parse_update
 
 log = logging.getLogger(__name__)
 
@@ -366,6 +368,103 @@ class KnowledgeBase:
     def export(self, graph: str, fmt: str = "turtle") -> bytes:
         target = NamedNode(graph) if graph != "default" else DefaultGraph()
         return serialize_triples(list(self.store.quads(graph=target)), resolve_format(fmt))
+
+    # ------------------------------------------------------------------ SPARQL Update, dry runs
+    def update(
+        self,
+        sparql: str,
+        *,
+        using_graphs: Sequence[str] | None = None,
+        using_named_graphs: Sequence[str] | None = None,
+    ) -> ChangeSet:
+        """Apply a SPARQL 1.1 Update request as one atomic change through the SHACL gate.
+
+        Every strict domain whose graphs the request touches must conform afterwards, or nothing is
+        stored (:class:`ShapeViolation`); fuzzy domains return their results as warnings. The
+        request's default graph is :data:`DEFAULT_DATA_GRAPH` (see :mod:`hybridkg.semantic.update`).
+        ``using_graphs``/``using_named_graphs`` are the protocol's ``using-graph-uri`` and
+        ``using-named-graph-uri``: the dataset of WHERE clauses without WITH/USING.
+        Raises InvalidQuery (syntax, with the parser's line:column), Unsupported (LOAD, SERVICE) and
+        InvalidInput (writes to the inferred graph).
+        """
+        ops = parse_update(sparql)
+        dataset = UpdateDataset.of(using_graphs, using_named_graphs)
+        with self._write_mutex:
+            change = evaluate(self.store, ops, default_graph=DEFAULT_DATA_GRAPH, dataset=dataset)
+            return self._gated_write(list(change.added), list(change.removed))
+
+    def validate_write(
+        self, source: bytes | str | Path, *, domain: str, fmt: str | None = None, graph: str | None = None
+    ) -> ValidationReport:
+        """Dry run of :meth:`load`: would this document be accepted into ``domain``? Nothing is stored.
+
+        For a fuzzy domain every result is a warning and ``conforms`` is True (the load would be
+        accepted), as :meth:`load` reports it.
+        """
+        filename = source if isinstance(source, Path) else None
+        rdf_format = resolve_format(fmt, filename)
+        target, dom = self._resolve_target(graph, domain)
+        assert dom is not None  # a domain name was given
+        quads = self._parse(source, rdf_format, target, None, False)
+        report = self._check_domain(dom, quads, [])
+        if dom.strict:
+            return report
+        return ValidationReport(conforms=True, results=as_warnings(report), engine=report.engine)
+
+    def _gated_write(self, added: list[Quad], removed: list[Quad]) -> ChangeSet:
+        """Commit a change that may span domains: each touched domain is validated on its own quads."""
+        touched: dict[str, tuple[Domain, list[Quad], list[Quad]]] = {}
+        outside = False
+        for quads, is_added in ((added, True), (removed, False)):
+            for q in quads:
+                dom = self.policy.domain_of_graph(q.graph_name.value) if isinstance(q.graph_name, NamedNode) else None
+                if dom is None:
+                    outside = True
+                    continue
+                _, dom_added, dom_removed = touched.setdefault(dom.name, (dom, [], []))
+                (dom_added if is_added else dom_removed).append(q)
+        if len(touched) == 1 and not outside:
+            dom = next(iter(touched.values()))[0]
+            if not self._absent_ontology(dom, added + removed):
+                return self._write(added, removed, domain=dom, bulk=False)  # exactly load's path
+        warnings: list[ValidationResult] = []
+        rejected: list[ValidationResult] = []
+        names: list[str] = []
+        for dom, add_q, rem_q in touched.values():
+            report = self._check_domain(dom, add_q, rem_q)
+            if dom.strict and not report.conforms:
+                rejected.extend(report.results)
+                names.append(dom.name)
+            else:
+                warnings.extend(report.results if dom.strict else as_warnings(report))
+        if rejected:
+            raise ShapeViolation(
+                f"update rejected: {sum(r.severity == 'Violation' for r in rejected)} SHACL violation(s) in "
+                f"strict domain(s) {', '.join(map(repr, names))}; nothing was stored",
+                ValidationReport(conforms=False, results=tuple(rejected), engine=self.validator.name),
+            )
+        for dom, _, _ in touched.values():
+            if self._absent_ontology(dom, added + removed):
+                self.ensure_domain(dom.name)  # as load does: data is reasoned with its ontology
+        change = self._write(added, removed, domain=None, bulk=False)
+        single = next(iter(touched)) if len(touched) == 1 and not outside else None
+        return replace(change, domain=single, warnings=tuple(warnings))
+
+    def _check_domain(self, dom: Domain, added: list[Quad], removed: list[Quad]) -> ValidationReport:
+        """The SHACL report for the domain after the change (its ontology included even if not loaded yet)."""
+        extra = self._absent_ontology(dom, added + removed)
+        return check_write(
+            store=self.store, domain=dom, shapes=self._domain_shapes(dom), reasoner=self.reasoner,
+            validator=self.validator, added=added + extra, removed=removed,
+        )
+
+    def _absent_ontology(self, dom: Domain, change: list[Quad]) -> list[Quad]:
+        """The domain's ontology file as quads, if its graph is neither stored nor written by ``change``."""
+        graph = NamedNode(dom.ontology_graph)
+        path = dom.path_of(dom.ontology)
+        if path is None or graph in self.store.graphs() or any(q.graph_name == graph for q in change):
+            return []
+        return parse_document(path, resolve_format(None, path), graph, max_bytes=self.max_input_bytes).quads
 
     # ------------------------------------------------------------------ domains
     def ensure_domain(self, name: str, *, with_demo_data: bool = False) -> list[LoadResult]:
