@@ -5,10 +5,10 @@ Everything comes from the knowledge base: ``rdfs:label``, ``skos:prefLabel`` and
 domain's ontology and data graphs (and labels the closure adds, e.g. through ``owl:sameAs``); a class or
 property with no label is known by its local name split into words (``hasCondition`` -> "has condition").
 Linking tries, per word n-gram of the question, the exact label (score 1.0), then normal forms
-(:data:`NORMALISED_SCORE`: case, accents, punctuation, plurals), then the same words in another order
-(:data:`REORDERED_SCORE`), then the label's content words without its function words (:data:`CONTENT_SCORE`:
-"work" for "works at"), then, with an embedder, cosine similarity of the n-gram's and the labels'
-embeddings at or above :data:`EMBEDDING_MIN_COSINE`. Longest non-overlapping spans win.
+(:data:`NORMALISED_SCORE`: case, accents, punctuation, plurals), then, for names of individuals, the same
+words in another order (:data:`REORDERED_SCORE`), then the label's content words without its function
+words (:data:`CONTENT_SCORE`: "work" for "works at"), then, with an embedder, cosine similarity of the
+n-gram's and the labels' embeddings at or above :data:`EMBEDDING_MIN_COSINE`. Longest non-overlapping spans win.
 """
 
 from __future__ import annotations
@@ -32,6 +32,9 @@ NORMALISED_SCORE = 0.95
 REORDERED_SCORE = 0.9
 #: Score of a match on a label's content words alone, its function words left out ("work" / "works at").
 CONTENT_SCORE = 0.85
+#: Score of one content word of a longer property label ("take" for "takes drug"); only when asked for
+#: (``partial=True``), since a single word of a label says less than the label.
+PARTIAL_SCORE = 0.7
 #: Score of a label derived from an IRI's local name (the resource has no label).
 LOCAL_NAME_SCORE = 0.9
 #: Lowest cosine between an n-gram and a label for an embedding match. 0.8 is the usual "paraphrase"
@@ -122,6 +125,7 @@ class Lexicon:
         self._by_key: dict[tuple[str, ...], list[int]] = defaultdict(list)
         self._by_bag: dict[tuple[str, ...], list[int]] = defaultdict(list)
         self._by_content: dict[tuple[str, ...], list[int]] = defaultdict(list)
+        self._by_word: dict[tuple[str, ...], list[int]] = defaultdict(list)
         self._labels: dict[str, list[str]] = defaultdict(list)
         self._kinds: dict[str, str] = {}
         self._longest = 1
@@ -134,6 +138,9 @@ class Lexicon:
             content = tuple(w for w in key if not is_function_word(w))
             if content and content != key:
                 self._by_content[content].append(i)
+            if e.kind == KIND_PROPERTY and len(content) > 1:
+                for w in dict.fromkeys(content):
+                    self._by_word[(w,)].append(i)
             self._longest = max(self._longest, min(len(key), MAX_NGRAM))
             if e.label not in self._labels[e.iri]:
                 self._labels[e.iri].append(e.label)
@@ -178,17 +185,18 @@ class Lexicon:
         return sorted(i for i, k in self._kinds.items() if kind is None or k == kind)
 
     # ------------------------------------------------------------------ linking
-    def candidates(self, question: str, *, min_score: float = 0.5) -> list[Mention]:
-        """Every mention of every span (overlapping), best first."""
+    def candidates(self, question: str, *, min_score: float = 0.5, partial: bool = False) -> list[Mention]:
+        """Every mention of every span (overlapping), best first; ``partial`` adds single words of
+        property labels (:data:`PARTIAL_SCORE`)."""
         tokens = tokenize(question)
-        found = self._lexical(question, tokens)
+        found = self._lexical(question, tokens, partial)
         if self._embedder is not None and self._matrix is not None:
             found.extend(self._embedded(question, tokens, found))
         found = [m for m in found if m.score >= min_score]
         found.sort(key=lambda m: (-(m.end - m.start), -m.score, m.start, m.iri))
         return found
 
-    def link(self, question: str, *, min_score: float = 0.5) -> list[Mention]:
+    def link(self, question: str, *, min_score: float = 0.5, partial: bool = False) -> list[Mention]:
         """The best non-overlapping mentions, in question order.
 
         Longest span first, then highest score. A span that names several resources (a class and an
@@ -197,7 +205,7 @@ class Lexicon:
         """
         chosen: list[Mention] = []
         taken: list[tuple[int, int]] = []
-        for m in self.candidates(question, min_score=min_score):
+        for m in self.candidates(question, min_score=min_score, partial=partial):
             same = [(s, e) for s, e in taken if (s, e) == (m.start, m.end)]
             if same:
                 best = max(c.score for c in chosen if (c.start, c.end) == (m.start, m.end))
@@ -211,7 +219,7 @@ class Lexicon:
         chosen.sort(key=lambda m: (m.start, -m.score, m.iri))
         return chosen
 
-    def _lexical(self, question: str, tokens: list[Token]) -> list[Mention]:
+    def _lexical(self, question: str, tokens: list[Token], partial: bool) -> list[Mention]:
         out: list[Mention] = []
         for i in range(len(tokens)):
             for n in range(min(self._longest, len(tokens) - i), 0, -1):
@@ -227,9 +235,9 @@ class Lexicon:
                     score = 1.0 if e.label == text else NORMALISED_SCORE
                     out.append(Mention(text, start, end, e.iri, e.kind, e.label, score * e.base))
                     seen.add(idx)
-                if n > 1:
+                if n > 1:  # names only: in a class or relation phrase, word order carries meaning
                     for idx in self._by_bag.get(tuple(sorted(key)), []):
-                        if idx not in seen:
+                        if idx not in seen and self._entries[idx].kind == KIND_ENTITY:
                             e = self._entries[idx]
                             out.append(Mention(text, start, end, e.iri, e.kind, e.label, REORDERED_SCORE * e.base))
                             seen.add(idx)
@@ -237,6 +245,12 @@ class Lexicon:
                     if idx not in seen:
                         e = self._entries[idx]
                         out.append(Mention(text, start, end, e.iri, e.kind, e.label, CONTENT_SCORE * e.base))
+                        seen.add(idx)
+                if partial and n == 1 and key not in self._by_key:
+                    for idx in self._by_word.get(key, []):
+                        if idx not in seen:
+                            e = self._entries[idx]
+                            out.append(Mention(text, start, end, e.iri, e.kind, e.label, PARTIAL_SCORE * e.base))
         return _best_per_iri_span(out)
 
     def _embedded(self, question: str, tokens: list[Token], lexical: list[Mention]) -> list[Mention]:

@@ -69,8 +69,10 @@ def singular(word: str) -> str:
 
 
 def normalise_word(word: str) -> str:
-    """Case-folded, accents and apostrophes removed, possessive dropped, singular."""
+    """Case-folded, accents and apostrophes removed, possessive dropped, singular (function words as they are)."""
     w = _fold(word).replace("'", "").replace("’", "")
+    if w in FUNCTION_WORDS:
+        return w
     if w.endswith("s") and (word.endswith("'s") or word.endswith("’s")):
         w = w[:-1]
     return singular(w)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import zlib
 from collections.abc import Sequence
 
 import numpy as np
@@ -86,13 +87,14 @@ class _Synonyms:
 
     def __init__(self, groups: Sequence[Sequence[str]]) -> None:
         self._group = {t.lower(): i for i, g in enumerate(groups) for t in g}
-        self._dim = len(groups) + 64
+        self._n = len(groups)
+        self._dim = self._n + 4096
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         out = np.zeros((len(texts), self._dim), dtype=np.float32)
         for r, t in enumerate(texts):
             g = self._group.get(t.lower())
-            out[r, g if g is not None else len(self._group) + (hash(t) % 64)] = 1.0
+            out[r, g if g is not None else self._n + zlib.crc32(t.encode()) % 4096] = 1.0
         return out
 
 
