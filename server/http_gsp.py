@@ -6,7 +6,8 @@
 a graph nor a domain goes); it is not the union of all graphs that queries see as their default graph.
 
 - ``GET`` / ``HEAD``: the graph in Turtle, N-Triples, JSON-LD or RDF/XML (``Accept``, or ``format=``); 404 for
-  a named graph that does not exist (``?default`` always exists, perhaps empty). Reader role.
+  a named graph that does not exist, i.e. holds no triple (``?default`` always exists, perhaps empty).
+  Reader role.
 - ``PUT``: replace the graph's content; ``POST``: add to it; ``POST`` with neither parameter: a new graph
   ``urn:uuid:...`` (201, ``Location``). 201 when the graph was created, else 200; both with a JSON summary of
   the change. ``DELETE``: drop the graph (200 with the summary; 404 when absent). Writer role.
@@ -77,7 +78,8 @@ def _body_format(request: Request) -> str:
 
 
 def _exists(runtime: Runtime, graph: str) -> bool:
-    return NamedNode(graph) in set(runtime.kb.store.graphs())
+    """A graph exists while it holds a triple (the store may keep an emptied graph's name)."""
+    return next(iter(runtime.kb.store.quads(graph=NamedNode(graph))), None) is not None
 
 
 async def graph_store(runtime: Runtime, request: Request) -> Response:

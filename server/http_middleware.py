@@ -9,6 +9,7 @@ send the key). Every other path needs ``authorization: Bearer KEY`` when keys ar
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import time
@@ -83,7 +84,9 @@ class ServiceMiddleware:
                 caller_name = caller.name
                 scope.setdefault("state", {})["caller"] = caller
             await self.app(scope, receive, send_wrapper)
-        except Exception as raised:  # every error becomes a status here, nowhere else
+        except BaseException as raised:  # every error becomes a status here, nowhere else
+            if isinstance(raised, asyncio.CancelledError | KeyboardInterrupt | SystemExit):
+                raise
             exc = _unwrap(raised)
             status = status_of(exc)
             if sent["started"]:
@@ -110,9 +113,9 @@ class ServiceMiddleware:
             REQUEST_ID.reset(reset)
 
 
-def _unwrap(exc: Exception) -> Exception:
+def _unwrap(exc: BaseException) -> BaseException:
     """The one error inside the exception groups that task groups (streamed responses) wrap errors in."""
-    while isinstance(exc, ExceptionGroup) and len(exc.exceptions) == 1:
+    while isinstance(exc, BaseExceptionGroup) and len(exc.exceptions) == 1:
         exc = exc.exceptions[0]
     return exc
 

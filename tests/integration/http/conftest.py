@@ -27,12 +27,12 @@ class HttpServer:
 
     def __init__(self, settings: Settings, address: str = "127.0.0.1:0") -> None:
         self.runtime = Runtime(settings)
-        for domain in ("clinical", "crm"):
-            self.runtime.kb.ensure_domain(domain, with_demo_data=True)
         self.loop = asyncio.new_event_loop()
         self.thread = threading.Thread(target=self.loop.run_forever, name="test-http", daemon=True)
         self.thread.start()
         try:
+            # loaded on a runtime worker: the reasoner's session may only be used on the thread that made it
+            self.run(self.runtime.call(_load_demo, self.runtime, token=self.runtime.token(120)))
             self.server, self.port, self.task = self.run(start_http(self.runtime, address))
         except BaseException:
             self.close()
@@ -51,6 +51,11 @@ class HttpServer:
         self.loop.call_soon_threadsafe(self.loop.stop)
         self.thread.join(timeout=30)
         self.runtime.close()
+
+
+def _load_demo(runtime: Runtime) -> None:
+    for domain in ("clinical", "crm"):
+        runtime.kb.ensure_domain(domain, with_demo_data=True)
 
 
 def memory_settings(**server: Any) -> Settings:
@@ -75,19 +80,26 @@ def make_server() -> Iterator[Callable[..., HttpServer]]:
     """Start a server on given settings; every one started is stopped after the test."""
     started: list[HttpServer] = []
 
-    def make(settings: Settings | None = None, *, keyed: bool = False, **server_fields: Any) -> HttpServer:
+    def make(settings: Settings | None = None, *, keyed: bool = False, address: str = "127.0.0.1:0",
+             **server_fields: Any) -> HttpServer:
         """``keyed``: API keys for the roles in KEYS; ``server_fields``: ServerConfig fields to set."""
         if settings is None:
             settings = keyed_settings() if keyed else memory_settings()
             for key, value in server_fields.items():
                 setattr(settings.server, key, value)
-        server = HttpServer(settings)
+        server = HttpServer(settings, address)
         started.append(server)
         return server
 
     yield make
     for server in reversed(started):
         server.close()
+
+
+@pytest.fixture
+def new_settings() -> Callable[[], Settings]:
+    """Settings for an in-memory store, to adjust before ``make_server(settings)``."""
+    return memory_settings
 
 
 @pytest.fixture
@@ -105,5 +117,7 @@ def shared() -> Iterator[HttpServer]:
 
 @pytest.fixture
 def fresh(make_server: Callable[..., HttpServer]) -> HttpServer:
-    """A server of its own, for tests that write."""
-    return make_server()
+    """A server of its own, for tests that write. One worker: the reasoner ("reasonable") keeps its session on
+    the thread that created it and panics when another thread writes (reported; Runtime needs one writer
+    thread)."""
+    return make_server(workers=1)
