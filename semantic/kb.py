@@ -376,6 +376,8 @@ class KnowledgeBase:
         *,
         using_graphs: Sequence[str] | None = None,
         using_named_graphs: Sequence[str] | None = None,
+        inference: bool = True,
+        base_iri: str | None = None,
     ) -> ChangeSet:
         """Apply a SPARQL 1.1 Update request as one atomic change through the SHACL gate.
 
@@ -383,12 +385,14 @@ class KnowledgeBase:
         stored (:class:`ShapeViolation`); fuzzy domains return their results as warnings. The
         request's default graph is :data:`DEFAULT_DATA_GRAPH` (see :mod:`hybridkg.semantic.update`).
         ``using_graphs``/``using_named_graphs`` are the protocol's ``using-graph-uri`` and
-        ``using-named-graph-uri``: the dataset of WHERE clauses without WITH/USING.
+        ``using-named-graph-uri``: the dataset of WHERE clauses without WITH/USING, each ``None`` for
+        every graph as in :meth:`stream`; ``inference=False`` hides the inferred graph from them.
+        ``base_iri`` resolves relative IRIs of a request without BASE.
         Raises InvalidQuery (syntax, with the parser's line:column), Unsupported (LOAD, SERVICE) and
         InvalidInput (writes to the inferred graph).
         """
-        ops = parse_update(sparql)
-        dataset = UpdateDataset.of(using_graphs, using_named_graphs)
+        ops = parse_update(sparql, base_iri=base_iri)
+        dataset = UpdateDataset.of(using_graphs, using_named_graphs, inference=inference)
         with self._write_mutex:
             change = evaluate(self.store, ops, default_graph=DEFAULT_DATA_GRAPH, dataset=dataset)
             return self._gated_write(list(change.added), list(change.removed))

@@ -33,15 +33,23 @@ _SELECT = "{prologue}\nSELECT * WHERE {group}"
 
 @dataclass(frozen=True)
 class UpdateDataset:
-    """The SPARQL 1.1 Protocol's ``using-graph-uri`` / ``using-named-graph-uri`` (``None``: not given)."""
+    """The dataset of WHERE clauses that have no WITH/USING, as ``KnowledgeBase.stream`` takes it.
+
+    ``default_graphs``/``named_graphs``: the SPARQL 1.1 Protocol's ``using-graph-uri`` and
+    ``using-named-graph-uri``, each independent of the other (``None``: the union of every graph /
+    every named graph). ``inference=False`` hides the inferred graph from both.
+    """
 
     default_graphs: tuple[NamedNode, ...] | None = None
     named_graphs: tuple[NamedNode, ...] | None = None
+    inference: bool = True
 
     @classmethod
-    def of(cls, default_graphs: Iterable[str] | None, named_graphs: Iterable[str] | None) -> UpdateDataset:
+    def of(
+        cls, default_graphs: Iterable[str] | None, named_graphs: Iterable[str] | None, *, inference: bool = True
+    ) -> UpdateDataset:
         """From graph IRIs as strings; raises InvalidInput for one that is not an IRI."""
-        return cls(_iris(default_graphs), _iris(named_graphs))
+        return cls(_iris(default_graphs), _iris(named_graphs), inference)
 
 
 def _iris(names: Iterable[str] | None) -> tuple[NamedNode, ...] | None:
@@ -202,17 +210,17 @@ def _transfer(change: PendingChange, op: TransferOp, default_graph: NamedNode) -
 
 
 def _where_dataset(
-    op: ModifyOp, dataset: UpdateDataset
+    op: ModifyOp, dataset: UpdateDataset, change: PendingChange
 ) -> tuple[list[NamedNode] | None, list[NamedNode] | None]:
     """(default graphs, named graphs) for the WHERE; ``None`` is every graph (default: their union)."""
     if op.has_dataset:
         return list(op.using) or [EMPTY_GRAPH], list(op.using_named) or [EMPTY_GRAPH]
-    named = list(dataset.named_graphs) or [EMPTY_GRAPH] if dataset.named_graphs is not None else None
+    every = None if dataset.inference else sorted(change.graphs(), key=str)
+    named = every if dataset.named_graphs is None else list(dataset.named_graphs) or [EMPTY_GRAPH]
     if op.with_graph is not None:
         return [op.with_graph], named
-    if dataset.default_graphs is not None or dataset.named_graphs is not None:
-        return list(dataset.default_graphs or ()) or [EMPTY_GRAPH], named or [EMPTY_GRAPH]
-    return None, None
+    default = every if dataset.default_graphs is None else list(dataset.default_graphs) or [EMPTY_GRAPH]
+    return default, named
 
 
 def _readable(
@@ -236,7 +244,7 @@ def _readable(
 def _solutions(
     change: PendingChange, op: ModifyOp, dataset: UpdateDataset
 ) -> tuple[tuple[str, ...], list[tuple[Term | None, ...]]]:
-    default, named = _where_dataset(op, dataset)
+    default, named = _where_dataset(op, dataset, change)
     readable = _readable(op, default, named)
     source: TripleStore = change.store
     if not change.empty and (readable is None or readable & change.touched_graphs()):

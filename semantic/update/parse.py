@@ -18,7 +18,7 @@ from typing import Literal as TypingLiteral
 
 from pyoxigraph import NamedNode, QuerySolutions, Store
 
-from hybridkg.errors import InvalidQuery, Unsupported
+from hybridkg.errors import InvalidInput, InvalidQuery, Unsupported
 from hybridkg.semantic.update.tokens import OperationText, Token, split_request, uses_service
 
 
@@ -90,21 +90,28 @@ _SERVICE = (
 )
 
 
-def parse_update(sparql: str) -> list[Operation]:
-    """The request's operations in order; raises InvalidQuery (syntax) or Unsupported (LOAD, SERVICE)."""
-    ops = split_request(sparql)
+def parse_update(sparql: str, *, base_iri: str | None = None) -> list[Operation]:
+    """The request's operations in order; raises InvalidQuery (syntax) or Unsupported (LOAD, SERVICE).
+
+    ``base_iri`` resolves relative IRIs of a request that declares no BASE.
+    """
+    try:
+        base = f"BASE {NamedNode(base_iri)}" if base_iri is not None else None
+    except ValueError as e:
+        raise InvalidInput(f"base IRI {base_iri!r} is not a valid IRI: {e}") from e
+    ops = split_request(sparql, base=base)
     if any(op.words and op.words[0].keyword("LOAD") for op in ops):
         raise Unsupported(_LOAD)
     if uses_service(sparql):
         raise Unsupported(_SERVICE)
-    check_syntax(sparql)
+    check_syntax(sparql, base_iri)
     return [_operation(op) for op in ops]
 
 
-def check_syntax(sparql: str) -> None:
+def check_syntax(sparql: str, base_iri: str | None = None) -> None:
     """Raise InvalidQuery with oxigraph's message (line:column) if the request does not parse."""
     try:
-        Store().update(sparql)
+        Store().update(sparql, base_iri=base_iri)
     except SyntaxError as e:
         raise InvalidQuery(f"SPARQL update syntax error: {e.msg}") from e
     except (ValueError, RuntimeError, OSError):

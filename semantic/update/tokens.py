@@ -75,10 +75,13 @@ class OperationText:
     where_tokens: tuple[Token, ...] = ()
 
 
-def split_request(text: str) -> list[OperationText]:
-    """The request's operations in order (prologue-only segments, e.g. after a final ``;``, dropped)."""
+def split_request(text: str, *, base: str | None = None) -> list[OperationText]:
+    """The request's operations in order (prologue-only segments, e.g. after a final ``;``, dropped).
+
+    ``base`` is a ``BASE`` declaration (SPARQL text) put before the request's own prologue.
+    """
     tokens = list(tokenize(text))
-    prologue: list[str] = []
+    prologue: list[str] = [base] if base else []
     ops: list[OperationText] = []
     words: list[Token] = []
     groups: dict[str, str] = {}
