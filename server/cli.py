@@ -65,6 +65,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_parsers(sub, _common)
 
+    from hybridkg.server import cli_ask
+
+    cli_ask.add_parser(sub, _common)
+
     p = sub.add_parser("serve", help="run the gRPC service and the SPARQL endpoint (the demo KB without a store)")
     _common(p)
     p.add_argument("--grpc", metavar="HOST:PORT", help="gRPC listener (default: server.grpc, 127.0.0.1:50051)")
@@ -284,6 +288,12 @@ def cmd_keys(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_ask(args: argparse.Namespace) -> int:
+    from hybridkg.server.cli_ask import cmd_ask as run
+
+    return run(args, _settings(args))
+
+
 def _structural(name: str) -> Any:
     def run(args: argparse.Namespace) -> int:
         from hybridkg.server import cli_structural
@@ -302,6 +312,7 @@ COMMANDS = {
     "validate": cmd_validate,
     "demo": cmd_demo,
     "serve": cmd_serve,
+    "ask": cmd_ask,
     "keys": cmd_keys,
     "docs": _structural("docs"),
     "retrieve": _structural("retrieve"),
