@@ -190,6 +190,8 @@ class Runtime:
             return
         self._closed = True
         self.executor.shutdown(wait=True, cancel_futures=True)
+        if self._ask is not None:
+            self._ask.close()
         try:
             if self._structural is not None and self._owns_structural:
                 self._structural.close()
@@ -332,7 +334,8 @@ class Runtime:
             if self._ask is None:
                 from hybridkg.server.ask.engine import AskEngine
 
-                self._ask = AskEngine(self.kb, self.structural, self.settings.ask)
+                self._ask = AskEngine(self.kb, self.structural, self.settings.ask,
+                                      structural_open=lambda: self.structural_open)
             return self._ask
 
     def sizes(self) -> dict[str, int]:
