@@ -1,12 +1,18 @@
 """Evaluate parsed update operations into one pending change (quads added and removed), without writing.
 
 WHERE clauses run on the real store (``SELECT * WHERE {...}`` with the request's prologue and the
-operation's dataset), so their semantics are oxigraph's; templates are instantiated here. Later
-operations of a request must see earlier ones' effect: when a WHERE can read a graph the pending
-change touches, it runs on a scratch in-memory store holding only the graphs it can read, with the
-pending change applied. A WHERE that can read every graph (no WITH/USING, or ``GRAPH ?var``) after an
-earlier operation changed something needs a copy of the whole store; that copy is refused past
-:data:`MAX_OVERLAY_QUADS` (Unsupported: send the operations as separate requests, or name the graphs).
+operation's dataset), so their semantics are oxigraph's; templates and data are instantiated by
+oxigraph on a scratch store that holds only the solutions. Cost: the solutions and the change, plus
+one store lookup per changed quad.
+
+Later operations of a request must see earlier ones' effect. Trade-off chosen: rather than rewrite
+each WHERE to correct for the pending change (exact only for monotonic patterns), a WHERE that can
+read a graph the pending change touches runs on a scratch in-memory store holding just the graphs it
+can read (WITH/USING, ``GRAPH <iri>``), with the change applied. A WHERE that can read every graph
+(a default-graph pattern without WITH/USING, or ``GRAPH ?var``) after an earlier operation wrote
+would need a copy of the whole store: it is refused past :data:`MAX_OVERLAY_QUADS` (Unsupported:
+send the operations as separate requests, or name the graphs). Inferences are not re-derived between
+operations of one request (the closure is updated once, at commit).
 """
 
 from __future__ import annotations

@@ -122,6 +122,17 @@ def test_where_default_graph_is_the_union_with_inferences(kb: KnowledgeBase) -> 
     assert triples(kb, ex("seen2")) == set()
 
 
+def test_inference_false_hides_the_inferred_graph_and_base_iri_resolves(kb: KnowledgeBase) -> None:
+    kb.update(PREFIXES + "INSERT DATA { GRAPH :onto { :Dog rdfs:subClassOf :Animal } GRAPH :g { :rex a :Dog } }")
+    kb.update(PREFIXES + "INSERT { GRAPH :seen { ?x :is :animal } } WHERE { ?x a :Animal }", inference=False)
+    assert triples(kb, ex("seen")) == set()
+    kb.update(PREFIXES + "INSERT { GRAPH <seen> { ?g :has ?x } } WHERE { GRAPH ?g { ?x a :Animal } }",
+              inference=False, base_iri=EX)
+    assert triples(kb, ex("seen")) == set(), "GRAPH ?g does not see the inferred graph either"
+    kb.update(PREFIXES + "INSERT DATA { GRAPH <seen> { :rex :is :dog } }", base_iri=EX)
+    assert triples(kb, ex("seen")) == {t("rex", "is", "dog")}
+
+
 def test_load_and_service_are_refused_by_name(kb: KnowledgeBase) -> None:
     with pytest.raises(Unsupported, match="LOAD"):
         kb.update("LOAD <http://example.org/data.ttl>")
