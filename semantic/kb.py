@@ -10,13 +10,16 @@ No global state: a process may hold several knowledge bases.
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import logging
 import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import BinaryIO
+from typing import Any, BinaryIO, TypeVar
 
 from pyoxigraph import DefaultGraph, NamedNode, Quad, RdfFormat, Triple
 
@@ -105,6 +108,25 @@ class ReasonResult:
         }
 
 
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def _on_writer_thread(method: _F) -> _F:
+    """Run the method on the knowledge base's one writer thread (directly when already on it).
+
+    The reasoning session must live on one thread: `reasonable`'s reasoner is a thread-bound Rust object
+    (using it from another thread panics), and a service calls in from many worker threads.
+    """
+
+    @functools.wraps(method)
+    def run(self: KnowledgeBase, *args: Any, **kwargs: Any) -> Any:
+        if threading.get_ident() == self._writer_ident:
+            return method(self, *args, **kwargs)
+        return self._writer.submit(method, self, *args, **kwargs).result()
+
+    return run  # type: ignore[return-value]
+
+
 def _inferred_quads(triples: Iterable[Triple]) -> list[Quad]:
     return [Quad(t.subject, t.predicate, t.object, INFERRED_GRAPH) for t in triples]
 
@@ -126,12 +148,32 @@ class KnowledgeBase:
         self.validator = validator
         self.policy = policy if policy is not None else DomainPolicy()
         self.max_input_bytes = max_input_bytes
-        self._session: ReasoningSession | None = None
+        self._tls = threading.local()  # the reasoning session, held by the writer thread only
         self._listeners: list[ChangeListener] = []
         self._shapes: dict[str, DomainShapes] = {}
         # one write at a time; queries start under the shared side, store changes under the exclusive
         self._write_mutex = threading.RLock()
         self._rw = ReadWriteLock()
+        self._writer_ident = -1
+        self._writer = ThreadPoolExecutor(1, thread_name_prefix="hybridkg-kb-writer", initializer=self._mark_writer)
+
+    def _mark_writer(self) -> None:
+        self._writer_ident = threading.get_ident()
+
+    @property
+    def _session(self) -> ReasoningSession | None:
+        return getattr(self._tls, "session", None)
+
+    @_session.setter
+    def _session(self, session: ReasoningSession | None) -> None:
+        self._tls.session = session
+
+    def close(self) -> None:
+        """Flush the store, drop the reasoning session on its own thread and stop that thread (idempotent)."""
+        with contextlib.suppress(RuntimeError):  # already shut down
+            self._writer.submit(setattr, self._tls, "session", None).result()
+        self._writer.shutdown(wait=True)
+        self.flush()
 
     # ------------------------------------------------------------------ change feed
     def subscribe(self, listener: ChangeListener) -> Callable[[], None]:
@@ -203,6 +245,7 @@ class KnowledgeBase:
         return to_add, to_remove
 
     # ------------------------------------------------------------------ writes
+    @_on_writer_thread
     def write(
         self,
         added: Iterable[Quad] = (),
@@ -370,6 +413,7 @@ class KnowledgeBase:
         return serialize_triples(list(self.store.quads(graph=target)), resolve_format(fmt))
 
     # ------------------------------------------------------------------ SPARQL Update, dry runs
+    @_on_writer_thread
     def update(
         self,
         sparql: str,
@@ -525,6 +569,7 @@ class KnowledgeBase:
 
         return explain(triple, StoreGraphView(self.store))
 
+    @_on_writer_thread
     def reason(self, reasoner: Reasoner | None = None) -> ReasonResult:
         """Recompute the whole closure (optionally with another engine) and store the difference."""
         start = time.perf_counter()

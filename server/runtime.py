@@ -10,6 +10,8 @@ documents); nothing it was writing is committed half.
 from __future__ import annotations
 
 import asyncio
+import contextvars
+import functools
 import hashlib
 import logging
 import threading
@@ -168,6 +170,7 @@ class Runtime:
         self._owns_structural = structural is None
         self._lazy = threading.Lock()
         self._ask: Any = None
+        self._sizes: tuple[float, dict[str, int]] | None = None
         self._closed = False
 
     # ------------------------------------------------------------------ lifecycle
@@ -196,18 +199,22 @@ class Runtime:
             if self._structural is not None and self._owns_structural:
                 self._structural.close()
         finally:
-            self.kb.flush()
+            self.kb.close()
 
     async def call(self, fn: Callable[..., T], *args: Any, token: CancelToken) -> T:
         """Run ``fn(*args)`` on the worker pool; DeadlineExceeded when ``token``'s deadline passes first."""
         loop = asyncio.get_running_loop()
-        future = loop.run_in_executor(self.executor, fn, *args)
+        context = contextvars.copy_context()  # the request id follows the work onto the worker
+        future = loop.run_in_executor(self.executor, functools.partial(context.run, fn, *args))
         try:
             return await asyncio.wait_for(asyncio.shield(future), token.remaining)
         except TimeoutError:
             token.cancel("deadline")
             future.add_done_callback(_drain)
-            raise DeadlineExceeded("the request ran past its deadline and was stopped; nothing was changed") from None
+            raise DeadlineExceeded(
+                "the request ran past its deadline: a read is stopped; a write already under way commits or "
+                "rolls back whole, never half (query the data before retrying it)"
+            ) from None
         except asyncio.CancelledError:
             token.cancel("cancelled")
             future.add_done_callback(_drain)
@@ -227,6 +234,9 @@ class Runtime:
         default_graphs: list[str] | None = None,
         named_graphs: list[str] | None = None,
     ) -> QueryCursor:
+        """Start a query. The cursor must be read on the thread that opened it (pyoxigraph's results are
+        thread-bound: reading them elsewhere aborts the process), so a front end opens and reads it in one
+        worker call, handing batches to the event loop."""
         if not query.strip():
             raise InvalidInput("the query is empty")
         token.check()
@@ -338,8 +348,18 @@ class Runtime:
                                       structural_open=lambda: self.structural_open)
             return self._ask
 
-    def sizes(self) -> dict[str, int]:
-        """Store sizes for /metrics and Stats (cheap counts only)."""
+    def sizes(self, *, max_age_s: float = 15.0) -> dict[str, int]:
+        """Store sizes for /health, /metrics and Stats, recounted at most every ``max_age_s`` seconds."""
+        with self._lazy:
+            cached = self._sizes
+        if cached is not None and time.monotonic() - cached[0] < max_age_s:
+            return dict(cached[1])
+        sizes = self._count_sizes()
+        with self._lazy:
+            self._sizes = (time.monotonic(), sizes)
+        return dict(sizes)
+
+    def _count_sizes(self) -> dict[str, int]:
         from hybridkg.semantic.base import INFERRED_GRAPH
 
         asserted = sum(1 for g in self.kb.asserted_graphs() for _ in self.kb.store.quads(graph=g))
@@ -351,7 +371,8 @@ class Runtime:
 
     def stats(self, *, token: CancelToken) -> dict[str, Any]:
         token.check()
-        return {"sizes": self.sizes(), "domains": {n: d.mode.value for n, d in self.kb.policy.domains.items()},
+        domains = {n: d.mode.value for n, d in self.kb.policy.domains.items()}
+        return {"sizes": self.sizes(max_age_s=0), "domains": domains,
                 "reasoner": self.kb.reasoner.name, "validator": self.kb.validator.name}
 
 

@@ -140,12 +140,12 @@ def demo_documents(runtime: Runtime) -> list[tuple[str, Path]]:
 
 @contextlib.contextmanager
 def demo_runtime(settings: Settings, *, say: Callable[[str], None] = print) -> Iterator[Runtime]:
-    """A runtime over the bundled demo knowledge base: every domain's ontology and demo data in memory,
-    reasoned, and the demo documents in a scratch structural store (removed afterwards)."""
+    """A runtime over the bundled demo knowledge base: every domain's ontology and demo data (validated,
+    reasoned) and the demo documents. With the memory store backend the structural layer lives in a scratch
+    folder, removed afterwards."""
     settings = settings.model_copy(deep=True)
-    settings.store.backend = StoreBackend.MEMORY
     with tempfile.TemporaryDirectory(prefix="hybridkg-demo-") as scratch:
-        if settings.structural.path is None:
+        if settings.store.backend == StoreBackend.MEMORY and settings.structural.path is None:
             settings.structural.path = Path(scratch) / "structural"
         runtime = Runtime(settings)
         try:
@@ -157,7 +157,7 @@ def demo_runtime(settings: Settings, *, say: Callable[[str], None] = print) -> I
             if docs:
                 skb = runtime.structural()
                 for domain_name, path in docs:
-                    c = skb.add_document(f"demo/{domain_name}/{path.name}", path.read_bytes(),
+                    c = skb.put_document(f"demo/{domain_name}/{path.name}", path.read_bytes(),
                                          domain=domain_name, name=path.name)
                     say(f"  {domain_name:9s} document {path.name}: {c.chunks_added} chunks, "
                         f"{c.entities_added} entities, {c.relations_added} relations")
@@ -199,6 +199,8 @@ def run_serve(settings: Settings, *, demo: bool, grpc_address: str | None, http_
                   flush=True)
 
     if demo:
+        settings = settings.model_copy(deep=True)
+        settings.store.backend = StoreBackend.MEMORY
         print("serving the bundled demo knowledge base (in memory; pass --store or --config to serve your own)",
               flush=True)
         with demo_runtime(settings) as runtime:

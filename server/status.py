@@ -23,6 +23,7 @@ from hybridkg.errors import (
     ShapeViolation,
     Unauthenticated,
     Unsupported,
+    UnsupportedFormat,
 )
 
 
@@ -38,6 +39,7 @@ _TABLE: tuple[tuple[type[HybridKGError], grpc.StatusCode, int], ...] = (
     (ShapeViolation, grpc.StatusCode.FAILED_PRECONDITION, 422),
     (InputTooLarge, grpc.StatusCode.RESOURCE_EXHAUSTED, 413),
     (ResultTooLarge, grpc.StatusCode.RESOURCE_EXHAUSTED, 400),
+    (UnsupportedFormat, grpc.StatusCode.INVALID_ARGUMENT, 415),
     (InvalidInput, grpc.StatusCode.INVALID_ARGUMENT, 400),
     (NotFound, grpc.StatusCode.NOT_FOUND, 404),
     (Unauthenticated, grpc.StatusCode.UNAUTHENTICATED, 401),
