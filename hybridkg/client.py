@@ -267,7 +267,11 @@ class Client:
         except StopIteration:
             raise errors.HybridKGError("the server ended the Sparql stream without a result") from None
         if first.kind == pb.QUERY_KIND_ASK:
-            call.cancel()
+            try:
+                for _ in call:  # the stream ends after its one message; read to the end, do not cancel
+                    pass
+            except grpc.RpcError as e:
+                raise _error(e) from None
             return first.boolean
         if first.kind == pb.QUERY_KIND_GRAPH:
             return Triples(call, first)

@@ -73,7 +73,7 @@ def test_cancelled_stream_stops_the_query_and_frees_the_worker(single_worker: Se
     deadline = time.monotonic() + 5
     while cancelled() < before + 1 and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert cancelled() == before + 1, "the server saw the call end as CANCELLED"
+    assert cancelled() >= before + 1, "the server saw the call end as CANCELLED"
 
 
 def test_client_leaving_a_result_unread_cancels_it(single_worker: Server) -> None:
