@@ -17,7 +17,7 @@ FIELDS = {"question", "route", "domain", "abstained", "reason", "answers", "spar
 
 def test_strict_question_answered_with_sparql_and_the_json_shape(service: Server) -> None:
     with Client(service.target, KEYS[Role.READER]) as client:
-        answer = client.ask("Which patients take warfarin?", domain="clinical")
+        answer = client.ask("Which patients are on an anticoagulant?", domain="clinical")
     assert set(answer) == FIELDS
     assert answer["route"] == "strict"
     assert answer["domain"] == "clinical"
@@ -29,8 +29,8 @@ def test_strict_question_answered_with_sparql_and_the_json_shape(service: Server
 
 def test_ask_response_fields_on_the_wire(service: Server) -> None:
     with service.channel() as channel:
-        reply = service.stub(channel).Ask(pb.AskRequest(question="Which patients take warfarin?", domain="clinical"),
-                                          metadata=auth(Role.READER))
+        request = pb.AskRequest(question="Which patients are on an anticoagulant?", domain="clinical")
+        reply = service.stub(channel).Ask(request, metadata=auth(Role.READER))
     data = json_format.MessageToDict(reply, preserving_proto_field_name=True)
     assert data["route"] == "strict"
     assert reply.took_ms > 0
