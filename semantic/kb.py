@@ -454,6 +454,9 @@ class KnowledgeBase:
         target, dom = self._resolve_target(graph, domain)
         assert dom is not None  # a domain name was given
         quads = self._parse(source, rdf_format, target, None, False)
+        # as a load would: what the graph already holds is not added again
+        fresh = NamedNode(target.value) not in set(self.store.graphs())
+        quads = [q for q in dict.fromkeys(quads) if fresh or not self._contains(q)]
         report = self._check_domain(dom, quads, [])
         if dom.strict:
             return report

@@ -341,6 +341,16 @@ def test_validate_write_is_a_dry_run(domains_kb: KnowledgeBase) -> None:
     assert seen == []
 
 
+def test_validate_write_of_data_already_loaded_agrees_with_load(domains_kb: KnowledgeBase) -> None:
+    dom = domains_kb.policy.get("clinical")
+    good = dom.path_of(dom.examples["valid"])
+    assert good is not None
+    domains_kb.load(good, domain="clinical")
+    report = domains_kb.validate_write(good, domain="clinical")
+    assert report.conforms, [r.message for r in report.results]
+    domains_kb.load(good, domain="clinical")  # and loading it again is accepted, as the dry run said
+
+
 def test_validate_write_without_the_ontology_loaded(tmp_path: Path) -> None:
     kb = _kb(DomainPolicy.load())
     dom = kb.policy.get("clinical")
