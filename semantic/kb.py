@@ -15,6 +15,7 @@ import functools
 import logging
 import threading
 import time
+import weakref
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
@@ -108,6 +109,27 @@ class ReasonResult:
         }
 
 
+class _WriterThread:
+    """The one thread a knowledge base writes and reasons on. It holds no reference to the knowledge base, so an
+    unclosed one is still collected (and its store's lock released)."""
+
+    def __init__(self) -> None:
+        self.ident = -1
+        self.pool = ThreadPoolExecutor(1, thread_name_prefix="hybridkg-kb-writer", initializer=self._mark)
+
+    def _mark(self) -> None:
+        self.ident = threading.get_ident()
+
+    def stop(self, tls: threading.local) -> None:
+        """Drop the session held in ``tls`` on the writer thread, then stop the thread."""
+        if threading.get_ident() == self.ident:
+            tls.session = None
+        elif self.ident != -1:
+            with contextlib.suppress(RuntimeError):  # already shut down
+                self.pool.submit(setattr, tls, "session", None).result()
+        self.pool.shutdown(wait=threading.get_ident() != self.ident)
+
+
 _F = TypeVar("_F", bound=Callable[..., Any])
 
 
@@ -120,9 +142,9 @@ def _on_writer_thread(method: _F) -> _F:
 
     @functools.wraps(method)
     def run(self: KnowledgeBase, *args: Any, **kwargs: Any) -> Any:
-        if threading.get_ident() == self._writer_ident:
+        if threading.get_ident() == self._writer.ident:
             return method(self, *args, **kwargs)
-        return self._writer.submit(method, self, *args, **kwargs).result()
+        return self._writer.pool.submit(method, self, *args, **kwargs).result()
 
     return run  # type: ignore[return-value]
 
@@ -154,11 +176,9 @@ class KnowledgeBase:
         # one write at a time; queries start under the shared side, store changes under the exclusive
         self._write_mutex = threading.RLock()
         self._rw = ReadWriteLock()
-        self._writer_ident = -1
-        self._writer = ThreadPoolExecutor(1, thread_name_prefix="hybridkg-kb-writer", initializer=self._mark_writer)
-
-    def _mark_writer(self) -> None:
-        self._writer_ident = threading.get_ident()
+        self._writer = _WriterThread()
+        # when the knowledge base goes without close(), the session is still dropped on its own thread
+        self._finalizer = weakref.finalize(self, self._writer.stop, self._tls)
 
     @property
     def _session(self) -> ReasoningSession | None:
@@ -170,9 +190,7 @@ class KnowledgeBase:
 
     def close(self) -> None:
         """Flush the store, drop the reasoning session on its own thread and stop that thread (idempotent)."""
-        with contextlib.suppress(RuntimeError):  # already shut down
-            self._writer.submit(setattr, self._tls, "session", None).result()
-        self._writer.shutdown(wait=True)
+        self._finalizer()
         self.flush()
 
     # ------------------------------------------------------------------ change feed

@@ -9,7 +9,10 @@ import sys
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
-PUBLIC = {"hybridkg.semantic", "hybridkg.structural", "hybridkg.server", "hybridkg.bridge", "hybridkg.errors"}
+PUBLIC = {
+    "hybridkg.semantic", "hybridkg.structural", "hybridkg.server", "hybridkg.bridge", "hybridkg.errors",
+    "hybridkg.client",
+}
 
 
 def _python_blocks() -> list[str]:
@@ -30,9 +33,32 @@ def test_readme_python_imports_only_public_names() -> None:
 
 
 def test_readme_python_tour_runs(tmp_path: Path) -> None:
-    (block,) = _python_blocks()
+    block = next(b for b in _python_blocks() if "open_knowledge_base" in b)
     code = block.replace('Path("/tmp/hybridkg-tour")', f"Path({str(tmp_path / 'tour')!r})")
     out = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr
     assert "https://hybridkg.dev/data/clinical/patient/" in out.stdout
     assert "Helios" in out.stdout
+
+
+def test_readme_client_example_runs_against_a_served_knowledge_base() -> None:
+    from hybridkg.semantic import StoreBackend
+    from hybridkg.server import load_settings
+    from hybridkg.server.runtime import Runtime
+    from hybridkg.server.serve import BackgroundService
+
+    block = next(b for b in _python_blocks() if "hybridkg.client" in b)
+    settings = load_settings(environ={})
+    settings.store.backend = StoreBackend.MEMORY
+    runtime = Runtime(settings)
+    try:
+        runtime.kb.ensure_domain("clinical", with_demo_data=True)
+        with BackgroundService(runtime) as service:
+            code = block.replace('"127.0.0.1:50051"', repr(service.endpoints.grpc))
+            out = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=300)
+    finally:
+        runtime.close()
+    assert out.returncode == 0, out.stderr
+    assert "https://hybridkg.dev/data/clinical/patient/" in out.stdout
+    assert "strict" in out.stdout
+    assert "Northshore" in out.stdout or "Brigid" in out.stdout
