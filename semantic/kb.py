@@ -15,6 +15,7 @@ import functools
 import logging
 import threading
 import time
+import traceback
 import weakref
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -313,8 +314,12 @@ class KnowledgeBase:
         try:
             with gc_paused():
                 delta = self._store_and_reason(session, add_q, rem_q, gone, bulk)
-        except Exception:
-            self._session = None  # rebuilt from the store on next use
+        except Exception as e:
+            # rebuilt from the store on next use; the traceback travels to the caller's thread, so it must not
+            # keep the (thread-bound) session alive there
+            self._session = None
+            session = None  # type: ignore[assignment]  # noqa: F841
+            traceback.clear_frames(e.__traceback__)
             raise
         change = ChangeSet(
             asserted_added=tuple(add_q),
