@@ -222,6 +222,10 @@ async def start_http(runtime: Runtime, address: str) -> tuple[uvicorn.Server, in
         sock = socket.create_server((host, port), family=family, backlog=config.backlog)
     except OSError as e:
         raise OSError(f"cannot listen on {address} for HTTP: {e.strerror or e}") from e
+    # asyncio turns Nagle off only for sockets whose proto is IPPROTO_TCP, and create_server's are proto 0: without
+    # this, a keep-alive client waits ~40 ms (Nagle against delayed ACK) for the end of each streamed response.
+    # Accepted sockets inherit the option on Linux.
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     bound = int(sock.getsockname()[1])
     server = _EmbeddedServer(config)
     task = asyncio.get_running_loop().create_task(server.serve(sockets=[sock]), name=f"hybridkg-http-{address}")
