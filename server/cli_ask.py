@@ -28,6 +28,7 @@ from hybridkg.semantic.kb import KnowledgeBase
 from hybridkg.semantic.settings import StoreBackend
 from hybridkg.server.ask.answer import AskAnswer
 from hybridkg.server.config import Settings
+from hybridkg.server.serve import demo_documents
 from hybridkg.structural.settings import Mode
 
 if TYPE_CHECKING:
@@ -47,15 +48,6 @@ def add_parser(sub: Any, common: Callable[[argparse.ArgumentParser], None]) -> N
 
 def _say(text: str) -> None:
     sys.stderr.write(text + "\n")
-
-
-def _demo_documents(kb: KnowledgeBase) -> list[tuple[str, Path]]:
-    out: list[tuple[str, Path]] = []
-    for name, domain in kb.policy.domains.items():
-        folder = domain.path_of(domain.demo_documents)
-        if folder is not None and folder.is_dir():
-            out.extend((name, p) for p in sorted(folder.iterdir()) if p.is_file())
-    return out
 
 
 def require_domain_data(kb: KnowledgeBase, store: str) -> None:
@@ -99,7 +91,7 @@ class _LazyStructural:
 
         if not self._demo:
             return open_structural(self._settings, None, ())
-        docs = _demo_documents(self._kb)
+        docs = demo_documents(self._kb.policy)
         skb = open_structural(self._settings, self._kb, sorted({d for d, _ in docs}))
         for domain, path in docs:
             change = skb.add_document(f"demo/{domain}/{path.name}", path.read_bytes(), domain=domain, name=path.name)

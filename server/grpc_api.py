@@ -293,10 +293,7 @@ class KnowledgeServicer(pb_grpc.KnowledgeServiceServicer):
                 pipe.send(message)
                 first = False
         finally:
-            # release pyoxigraph's iterator here, on its own thread, not wherever the cursor is collected
-            close = getattr(cursor.stream.items, "close", None)
-            if close is not None:
-                close()
+            cursor.close()  # on its own thread, not wherever the cursor is collected
         pipe.close()
 
     def _open_query(self, query: str, *, token: CancelToken, inference: bool, default_graphs: list[str] | None,

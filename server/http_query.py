@@ -84,11 +84,14 @@ def _produce(runtime: Runtime, spec: QuerySpec, formats: dict[str, ResultFormat 
             put(("start", cursor.kind, None, b"", True))
             return
         writer = writer_for(fmt, cursor.kind, cursor.variables, cursor.boolean)
-        piece, done = _first(cursor, writer, rows)
-        put(("start", cursor.kind, fmt, piece, done))
-        while not done:
-            piece, done = _next(cursor, writer, rows)
-            put(("piece", piece, done))
+        try:
+            piece, done = _first(cursor, writer, rows)
+            put(("start", cursor.kind, fmt, piece, done))
+            while not done:
+                piece, done = _next(cursor, writer, rows)
+                put(("piece", piece, done))
+        finally:
+            cursor.close()  # on its own thread, not wherever the cursor is collected
     except Exception as exc:
         try:
             put(("error", exc))

@@ -112,11 +112,13 @@ class QueryCursor:
         self.done = True
         return out
 
-    def iter_batches(self, size: int) -> Iterator[list[Any]]:
-        while not self.done:
-            batch = self.next_batch(size)
-            if batch:
-                yield batch
+    def close(self) -> None:
+        """Release pyoxigraph's result iterator; call it on the thread that read the cursor (dropping the
+        iterator on another thread is an error too)."""
+        self.done = True
+        close = getattr(self.stream.items, "close", None)
+        if close is not None:
+            close()
 
 
 @dataclass

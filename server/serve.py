@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from hybridkg.semantic.domains import DomainPolicy
 from hybridkg.semantic.settings import StoreBackend
 from hybridkg.server.auth import check_bind
 from hybridkg.server.config import Settings
@@ -129,9 +130,10 @@ class BackgroundService:
 # ---------------------------------------------------------------------------------------------- demo KB
 
 
-def demo_documents(runtime: Runtime) -> list[tuple[str, Path]]:
+def demo_documents(policy: DomainPolicy) -> list[tuple[str, Path]]:
+    """(domain, file) for every file in each domain's ``demo_documents`` folder."""
     out: list[tuple[str, Path]] = []
-    for name, domain in runtime.kb.policy.domains.items():
+    for name, domain in policy.domains.items():
         folder = domain.path_of(domain.demo_documents)
         if folder is not None and folder.is_dir():
             out.extend((name, p) for p in sorted(folder.iterdir()) if p.is_file())
@@ -153,7 +155,7 @@ def demo_runtime(settings: Settings, *, say: Callable[[str], None] = print) -> I
                 for r in runtime.kb.ensure_domain(name, with_demo_data=True):
                     say(f"  {name:9s} {domain.mode:6s} {r.graph}: {r.asserted_added} asserted, "
                         f"{r.inferred_added} inferred, {len(r.warnings)} warnings ({r.seconds:.2f} s)")
-            docs = demo_documents(runtime)
+            docs = demo_documents(runtime.kb.policy)
             if docs:
                 skb = runtime.structural()
                 for domain_name, path in docs:
