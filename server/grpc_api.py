@@ -31,11 +31,10 @@ from google.rpc import error_details_pb2, status_pb2
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
-from hybridkg.errors import HybridKGError, InputTooLarge, InvalidInput, NotFound, ParseError, ShapeViolation
+from hybridkg.errors import HybridKGError, InputTooLarge, InvalidInput, ParseError, ShapeViolation
 from hybridkg.proto.hybridkg.v1 import knowledge_pb2 as pb
 from hybridkg.proto.hybridkg.v1 import knowledge_pb2_grpc as pb_grpc
 from hybridkg.proto.hybridkg.v1 import rdf_pb2
-from hybridkg.semantic.base import INFERRED_GRAPH
 from hybridkg.server import grpc_convert as convert
 from hybridkg.server.auth import check_bind
 from hybridkg.server.logs import REQUEST_ID, new_request_id
@@ -284,7 +283,7 @@ class KnowledgeServicer(pb_grpc.KnowledgeServiceServicer):
     def _produce(self, query: str, inference: bool, default_graphs: list[str] | None,
                  named_graphs: list[str] | None, pipe: _Pipe, *, token: CancelToken) -> None:
         """On one worker: open the query and send its messages (header + first batch, then batches)."""
-        cursor = self._open_query(query, token=token, inference=inference, default_graphs=default_graphs,
+        cursor = self.runtime.open_query(query, token=token, inference=inference, default_graphs=default_graphs,
                                   named_graphs=named_graphs)
         size = self.runtime.settings.server.batch_rows
         first = True
@@ -295,19 +294,6 @@ class KnowledgeServicer(pb_grpc.KnowledgeServiceServicer):
         finally:
             cursor.close()  # on its own thread, not wherever the cursor is collected
         pipe.close()
-
-    def _open_query(self, query: str, *, token: CancelToken, inference: bool, default_graphs: list[str] | None,
-                    named_graphs: list[str] | None) -> QueryCursor:
-        """Open the query; a dataset naming a graph the store does not hold is NOT_FOUND."""
-        wanted = [*(default_graphs or ()), *(named_graphs or ())]
-        if wanted:
-            present = {g.value for g in self.runtime.kb.store.graphs()} | {INFERRED_GRAPH.value}
-            unknown = sorted({g for g in wanted if g not in present})
-            if unknown:
-                raise NotFound(f"no graph named {', '.join(unknown)} in the store; "
-                               "leave default_graph_uri/named_graph_uri empty to query every graph")
-        return self.runtime.open_query(query, token=token, inference=inference, default_graphs=default_graphs,
-                                       named_graphs=named_graphs)
 
     @_rpc(Role.READER, "Ask")
     async def Ask(self, request: pb.AskRequest, context: grpc.aio.ServicerContext, call: _Call) -> pb.AskResponse:

@@ -24,8 +24,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from pyoxigraph import Triple
 
-from hybridkg.errors import Cancelled, DeadlineExceeded, InvalidInput, ResultTooLarge
-from hybridkg.semantic.base import QueryStream, Term, ValidationReport
+from hybridkg.errors import Cancelled, DeadlineExceeded, InvalidInput, NotFound, ResultTooLarge
+from hybridkg.semantic.base import INFERRED_GRAPH, QueryStream, Term, ValidationReport
 from hybridkg.semantic.kb import KnowledgeBase
 from hybridkg.semantic.ntriples import parse_triple
 from hybridkg.server.auth import Authenticator
@@ -242,6 +242,13 @@ class Runtime:
         if not query.strip():
             raise InvalidInput("the query is empty")
         token.check()
+        wanted = [*(default_graphs or ()), *(named_graphs or ())]
+        if wanted:
+            present = {g.value for g in self.kb.store.graphs()} | {INFERRED_GRAPH.value}
+            unknown = sorted({g for g in wanted if g not in present})
+            if unknown:
+                raise NotFound(f"no graph named {', '.join(unknown)} in the store; leave the dataset "
+                               "(default/named graph URIs) empty to query every graph")
         stream = self.kb.stream(query, inference=inference, default_graphs=default_graphs, named_graphs=named_graphs)
         return QueryCursor(stream, token, self.settings.server.max_result_rows)
 
@@ -362,8 +369,6 @@ class Runtime:
         return dict(sizes)
 
     def _count_sizes(self) -> dict[str, int]:
-        from hybridkg.semantic.base import INFERRED_GRAPH
-
         asserted = sum(1 for g in self.kb.asserted_graphs() for _ in self.kb.store.quads(graph=g))
         inferred = sum(1 for _ in self.kb.store.quads(graph=INFERRED_GRAPH))
         out = {"asserted_triples": asserted, "inferred_triples": inferred, "graphs": len(self.kb.store.graphs())}

@@ -236,6 +236,9 @@ def test_dataset_parameters(shared):
     assert [b["g"]["value"] for b in r.json()["results"]["bindings"]] == [CRM_DATA]
     r = httpx.post(shared.url + "/sparql", data={"query": graphs, "named-graph-uri": [CLINICAL_DATA]})
     assert [b["g"]["value"] for b in r.json()["results"]["bindings"]] == [CLINICAL_DATA]
+    r = httpx.get(shared.url + "/sparql", params=[("query", count), ("default-graph-uri", "urn:no:such:graph")])
+    assert r.status_code == 404  # as over gRPC: a dataset naming a graph the store lacks is NOT_FOUND
+    assert "urn:no:such:graph" in r.text
 
 
 def test_large_results_stream_in_many_batches(make_server):
