@@ -124,11 +124,22 @@ class _WriterThread:
     def stop(self, tls: threading.local) -> None:
         """Drop the session held in ``tls`` on the writer thread, then stop the thread."""
         if threading.get_ident() == self.ident:
-            tls.session = None
+            _set_session(tls, None)
         elif self.ident != -1:
             with contextlib.suppress(RuntimeError):  # already shut down
-                self.pool.submit(setattr, tls, "session", None).result()
+                self.pool.submit(_set_session, tls, None).result()
         self.pool.shutdown(wait=threading.get_ident() != self.ident)
+
+
+def _set_session(tls: threading.local, session: ReasoningSession | None) -> None:
+    """Replace the session in ``tls``, closing the old one here: its engine may be thread-bound (``reasonable``),
+    and one left to the cyclic garbage collector could be dropped on another thread."""
+    old = getattr(tls, "session", None)
+    tls.session = session
+    if old is not None and old is not session:
+        close = getattr(old, "close", None)
+        if close is not None:
+            close()
 
 
 _F = TypeVar("_F", bound=Callable[..., Any])
@@ -187,7 +198,7 @@ class KnowledgeBase:
 
     @_session.setter
     def _session(self, session: ReasoningSession | None) -> None:
-        self._tls.session = session
+        _set_session(self._tls, session)
 
     def close(self) -> None:
         """Flush the store, drop the reasoning session on its own thread and stop that thread (idempotent)."""

@@ -161,6 +161,11 @@ class ReasonableClosure:
         self._keys.update(loaded)
         self._reason(loaded)
 
+    def close(self) -> None:
+        """Free the engine now, on this thread: ``reasonable``'s reasoner is thread-bound, and left to the
+        cyclic garbage collector it could be dropped on whichever thread collects, which is an error."""
+        self._reasoner = None
+
     def remove(self, triples: Iterable[Triple]) -> None:
         """Retract asserted triples; everything they alone supported goes with them."""
         gone = [t for t in triples if t in self.asserted]
@@ -196,7 +201,11 @@ class ReasonableReasoner:
 
     def materialize(self, triples: Iterable[Triple]) -> set[Triple]:
         with gc_paused():
-            return ReasonableClosure(triples).inferred()
+            closure = ReasonableClosure(triples)
+            try:
+                return closure.inferred()
+            finally:
+                closure.close()  # free the engine here, on the thread that made it
 
     def session(self, triples: Iterable[Triple]) -> ReasoningSession:
         from hybridkg.semantic.reasoning.session import ReasonableSession

@@ -40,6 +40,9 @@ class RecomputingSession:
         self._asserted = set(triples)
         self._inferred = frozenset(reasoner.materialize(self._asserted))
 
+    def close(self) -> None:
+        """Nothing to free: every materialisation releases its engine as it ends."""
+
     @property
     def inferred(self) -> frozenset[Triple]:
         return self._inferred
@@ -61,6 +64,10 @@ class ReasonableSession:
         with gc_paused():
             self._closure = ReasonableClosure(triples)
             self._inferred = frozenset(self._closure.inferred())
+
+    def close(self) -> None:
+        """Free the live engine now, on this thread (it is thread-bound; the kb calls this on its writer)."""
+        self._closure.close()
 
     @property
     def inferred(self) -> frozenset[Triple]:

@@ -4,6 +4,7 @@ closure maintenance, the change feed, inference on/off, atomic loads."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 from pyoxigraph import NamedNode, Quad, Triple
@@ -275,3 +276,59 @@ def test_knowledge_base_over_a_remote_sparql_endpoint(oxigraph_server: str) -> N
     graphs = {g.value for g in store.graphs()}
     assert dom.ontology_graph in graphs
     assert dom.data_graph not in graphs
+
+
+def test_replaced_and_closed_sessions_free_their_engine_on_the_writer_thread(kb: KnowledgeBase) -> None:
+    """``reasonable``'s engine is thread-bound: a session the kb replaces (``reason``) or drops (``close``) frees
+    it at once on the writer thread instead of leaving it to a garbage collection on some other thread."""
+    import threading
+
+    kb.load(ONTOLOGY, fmt="turtle", graph=f"{EX}onto")
+
+    def session() -> Any:  # the session lives in the writer thread's thread-local storage
+        return kb._writer.pool.submit(lambda: kb._session).result()
+
+    first = session()
+    assert first is not None
+    assert first._closure._reasoner is not None
+    freed_on: list[int] = []
+    closure = first._closure  # type: ignore[attr-defined]
+    original = closure.close
+
+    def spy() -> None:
+        freed_on.append(threading.get_ident())
+        original()
+
+    closure.close = spy
+    kb.reason()
+    assert closure._reasoner is None
+    assert freed_on == [kb._writer.ident]
+    second = session()
+    assert second is not None
+    assert second is not first
+    kb.close()
+    assert second._closure._reasoner is None  # type: ignore[attr-defined]
+
+
+def test_materialize_frees_its_engine_before_returning() -> None:
+    from hybridkg.semantic.reasoning import reasonable_engine
+
+    made: list[reasonable_engine.ReasonableClosure] = []
+    real = reasonable_engine.ReasonableClosure
+
+    class Recording(real):  # type: ignore[misc, valid-type]
+        def __init__(self, *args: object) -> None:
+            super().__init__(*args)
+            made.append(self)
+
+    reasonable_engine.ReasonableClosure = Recording  # type: ignore[misc]
+    try:
+        inferred = _reasoner().materialize([Triple(NamedNode(f"{EX}rex"), RDF_TYPE, NamedNode(f"{EX}Dog")),
+                                            Triple(NamedNode(f"{EX}Dog"), NamedNode(
+                                                "http://www.w3.org/2000/01/rdf-schema#subClassOf"),
+                                                   NamedNode(f"{EX}Animal"))])
+    finally:
+        reasonable_engine.ReasonableClosure = real  # type: ignore[misc]
+    assert Triple(NamedNode(f"{EX}rex"), RDF_TYPE, NamedNode(f"{EX}Animal")) in inferred
+    assert len(made) == 1
+    assert made[0]._reasoner is None
