@@ -110,6 +110,14 @@ class ReasonResult:
         }
 
 
+class _SessionSlot:
+    """Where the reasoning session lives. Only the writer thread reads or writes it (every method that does
+    runs there). Not a ``threading.local``: a child process forked to run a server (FalkorDB) with a Python
+    ``preexec_fn`` clears the other threads' locals and would drop the thread-bound engine there."""
+
+    session: ReasoningSession | None = None
+
+
 class _WriterThread:
     """The one thread a knowledge base writes and reasons on. It holds no reference to the knowledge base, so an
     unclosed one is still collected (and its store's lock released)."""
@@ -121,7 +129,7 @@ class _WriterThread:
     def _mark(self) -> None:
         self.ident = threading.get_ident()
 
-    def stop(self, tls: threading.local) -> None:
+    def stop(self, tls: _SessionSlot) -> None:
         """Drop the session held in ``tls`` on the writer thread, then stop the thread."""
         if threading.get_ident() == self.ident:
             _set_session(tls, None)
@@ -131,10 +139,10 @@ class _WriterThread:
         self.pool.shutdown(wait=threading.get_ident() != self.ident)
 
 
-def _set_session(tls: threading.local, session: ReasoningSession | None) -> None:
+def _set_session(tls: _SessionSlot, session: ReasoningSession | None) -> None:
     """Replace the session in ``tls``, closing the old one here: its engine may be thread-bound (``reasonable``),
     and one left to the cyclic garbage collector could be dropped on another thread."""
-    old = getattr(tls, "session", None)
+    old = tls.session
     tls.session = session
     if old is not None and old is not session:
         close = getattr(old, "close", None)
@@ -182,7 +190,7 @@ class KnowledgeBase:
         self.validator = validator
         self.policy = policy if policy is not None else DomainPolicy()
         self.max_input_bytes = max_input_bytes
-        self._tls = threading.local()  # the reasoning session, held by the writer thread only
+        self._tls = _SessionSlot()  # the reasoning session, used on the writer thread only
         self._listeners: list[ChangeListener] = []
         self._shapes: dict[str, DomainShapes] = {}
         # one write at a time; queries start under the shared side, store changes under the exclusive
@@ -194,7 +202,7 @@ class KnowledgeBase:
 
     @property
     def _session(self) -> ReasoningSession | None:
-        return getattr(self._tls, "session", None)
+        return self._tls.session
 
     @_session.setter
     def _session(self, session: ReasoningSession | None) -> None:

@@ -332,3 +332,31 @@ def test_materialize_frees_its_engine_before_returning() -> None:
     assert Triple(NamedNode(f"{EX}rex"), RDF_TYPE, NamedNode(f"{EX}Animal")) in inferred
     assert len(made) == 1
     assert made[0]._reasoner is None
+
+
+def test_a_child_forked_with_a_preexec_fn_leaves_the_reasoning_session_alone(tmp_path: Path) -> None:
+    """Forking with a Python ``preexec_fn`` (the managed FalkorDB server does) clears the other threads' state
+    in the child; a session kept there would be dropped off its thread and the child would print an error."""
+    import subprocess
+    import sys
+    import textwrap
+
+    script = textwrap.dedent(f"""
+        import subprocess
+        from hybridkg.semantic.domains import DomainPolicy
+        from hybridkg.semantic.kb import KnowledgeBase
+        from hybridkg.semantic.reasoning.factory import make_reasoner
+        from hybridkg.semantic.settings import ReasoningConfig, StoreConfig, ValidationConfig
+        from hybridkg.semantic.store.factory import make_store
+        from hybridkg.semantic.validation.factory import make_validator
+        kb = KnowledgeBase(make_store(StoreConfig(backend="memory")), reasoner=make_reasoner(ReasoningConfig()),
+                           validator=make_validator(ValidationConfig()), policy=DomainPolicy.load())
+        kb.load({ONTOLOGY!r}, fmt="turtle", graph="{EX}onto")
+        subprocess.run(["true"], preexec_fn=lambda: None, check=True)
+        kb.close()
+        print("done")
+    """)
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "done"
+    assert "unsendable" not in out.stderr, out.stderr
