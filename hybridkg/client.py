@@ -28,6 +28,7 @@ from grpc_status import rpc_status
 from pyoxigraph import BlankNode, Literal, NamedNode, Triple
 
 from hybridkg import errors
+from hybridkg.proto import wire
 from hybridkg.proto.hybridkg.v1 import knowledge_pb2 as pb
 from hybridkg.proto.hybridkg.v1 import knowledge_pb2_grpc as pb_grpc
 from hybridkg.proto.hybridkg.v1 import rdf_pb2
@@ -36,6 +37,9 @@ from hybridkg.semantic.base import Severity, ValidationReport, ValidationResult
 __all__ = ["Client", "Rows", "Term", "Triples"]
 
 Term = NamedNode | BlankNode | Literal | Triple
+
+#: The Sparql RPC's path, read as raw bytes by :class:`hybridkg.proto.wire.SparqlDecoder`.
+SPARQL_METHOD = "/" + pb.DESCRIPTOR.services_by_name["KnowledgeService"].full_name + "/Sparql"
 
 #: Bytes per Ingest message.
 CHUNK_BYTES = 1 << 20
@@ -107,36 +111,24 @@ def _error(e: grpc.RpcError) -> errors.HybridKGError:
 
 def term(msg: rdf_pb2.Term) -> Term | None:
     """A ``Term`` message as a pyoxigraph term (None for an unbound variable)."""
-    kind = msg.WhichOneof("kind")
-    if kind == "iri":
-        return NamedNode(msg.iri)
-    if kind == "blank_node":
-        return BlankNode(msg.blank_node)
-    if kind == "literal":
-        lit = msg.literal
-        if lit.language:
-            return Literal(lit.value, language=lit.language)
-        return Literal(lit.value, datatype=NamedNode(lit.datatype) if lit.datatype else None)
-    if kind == "triple":
-        return triple(msg.triple)
-    return None
+    return wire.term_from_message(msg)
 
 
 def triple(msg: rdf_pb2.Triple) -> Triple:
-    s, p, o = term(msg.subject), term(msg.predicate), term(msg.object)
-    if not isinstance(p, NamedNode) or s is None or isinstance(s, Literal) or o is None:
-        raise errors.HybridKGError(f"the server sent a malformed triple: {msg}")
-    return Triple(s, p, o)
+    try:
+        return wire.triple_from_message(msg)
+    except wire.MalformedMessage as e:
+        raise errors.HybridKGError(f"the server sent {e}") from None
 
 
 class _Stream:
     """A Sparql response stream being read; closing it (or the client) cancels the call."""
 
-    def __init__(self, call: Any, first: pb.SparqlResponse) -> None:
+    def __init__(self, call: Any, first: wire.Decoded) -> None:
         self._call = call
-        self._first: pb.SparqlResponse | None = first
+        self._first: wire.Decoded | None = first
 
-    def _messages(self) -> Iterator[pb.SparqlResponse]:
+    def _messages(self) -> Iterator[wire.Decoded]:
         try:
             if self._first is not None:
                 first, self._first = self._first, None
@@ -160,14 +152,13 @@ class _Stream:
 class Rows(_Stream):
     """SELECT results: iterate for tuples of terms in the order of :attr:`variables`."""
 
-    def __init__(self, call: Any, first: pb.SparqlResponse) -> None:
+    def __init__(self, call: Any, first: wire.Decoded) -> None:
         super().__init__(call, first)
         self.variables: tuple[str, ...] = tuple(first.variables)
 
     def __iter__(self) -> Iterator[tuple[Term | None, ...]]:
         for message in self._messages():
-            for row in message.rows:
-                yield tuple(term(v) for v in row.values)
+            yield from message.rows
 
 
 class Triples(_Stream):
@@ -175,8 +166,7 @@ class Triples(_Stream):
 
     def __iter__(self) -> Iterator[Triple]:
         for message in self._messages():
-            for row in message.rows:
-                yield triple(row.triple)
+            yield from message.rows
 
 
 def _read(source: str | os.PathLike[str] | bytes | IO[bytes], chunk: int) -> tuple[Iterator[bytes], str | None]:
@@ -259,7 +249,10 @@ class Client:
         """Run a query: SELECT gives :class:`Rows`, CONSTRUCT/DESCRIBE :class:`Triples`, ASK a bool."""
         request = pb.SparqlRequest(query=query, inference=inference, default_graph_uri=list(default_graph_uri),
                                    named_graph_uri=list(named_graph_uri))
-        call = self._call(self.stub.Sparql, request, timeout)
+        # the rows are read straight from the wire, each distinct term decoded once (hybridkg.proto.wire)
+        method = self._channel.unary_stream(SPARQL_METHOD, request_serializer=pb.SparqlRequest.SerializeToString,
+                                            response_deserializer=wire.SparqlDecoder())
+        call = self._call(method, request, timeout)
         try:
             first = next(call)
         except grpc.RpcError as e:
@@ -267,12 +260,14 @@ class Client:
         except StopIteration:
             raise errors.HybridKGError("the server ended the Sparql stream without a result") from None
         if first.kind == pb.QUERY_KIND_ASK:
+            if first.boolean is None:
+                raise errors.HybridKGError("the server answered an ASK query without its boolean")
             try:
                 for _ in call:  # the stream ends after its one message; read to the end, do not cancel
                     pass
             except grpc.RpcError as e:
                 raise _error(e) from None
-            return first.boolean
+            return bool(first.boolean)
         if first.kind == pb.QUERY_KIND_GRAPH:
             return Triples(call, first)
         return Rows(call, first)

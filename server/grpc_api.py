@@ -13,32 +13,32 @@ deadline or a cancelled call stops the query at its next row and frees the worke
 
 from __future__ import annotations
 
-import asyncio
+import contextlib
 import contextvars
 import functools
 import logging
 import re
-import threading
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
 import grpc
-from google.protobuf import any_pb2
+from google.protobuf import any_pb2, message_factory
 from google.rpc import error_details_pb2, status_pb2
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
-from hybridkg.errors import HybridKGError, InputTooLarge, InvalidInput, ParseError, ShapeViolation
+from hybridkg.errors import HybridKGError, InputTooLarge, InvalidInput, ParseError, ResultTooLarge, ShapeViolation
 from hybridkg.proto.hybridkg.v1 import knowledge_pb2 as pb
 from hybridkg.proto.hybridkg.v1 import knowledge_pb2_grpc as pb_grpc
 from hybridkg.proto.hybridkg.v1 import rdf_pb2
+from hybridkg.proto.wire import SparqlEncoder
 from hybridkg.server import grpc_convert as convert
 from hybridkg.server.auth import check_bind
 from hybridkg.server.logs import REQUEST_ID, new_request_id
-from hybridkg.server.runtime import CancelToken, QueryCursor, Runtime
+from hybridkg.server.runtime import CancelToken, QueryCursor, QuerySpec, Runtime
 from hybridkg.server.settings import Role, parse_hostport
 from hybridkg.server.status import status_of
 from hybridkg.structural.settings import Mode
@@ -260,40 +260,18 @@ class KnowledgeServicer(pb_grpc.KnowledgeServiceServicer):
     # ------------------------------------------------------------------------------------ reads
     @_rpc(Role.READER, "Sparql", streaming=True)
     async def Sparql(self, request: pb.SparqlRequest, context: grpc.aio.ServicerContext,
-                     call: _Call) -> AsyncIterator[pb.SparqlResponse]:
-        # pyoxigraph's result iterators are bound to the thread that made them (reading one on another thread
-        # aborts the process), so one worker opens the query and reads every batch, handing each message to
-        # this coroutine through a short pipe; it waits while the client is slow and stops at the token.
+                     call: _Call) -> AsyncIterator[bytes]:
+        # Messages are written as bytes on the worker that reads the query (proto/wire.py): the first carries
+        # the kind, the variables and ASK's boolean; each carries up to server.batch_rows rows and at most
+        # server.max_message_bytes.
         token = self._token(context)
-        pipe = _Pipe(asyncio.get_running_loop(), token, depth=4)
-        inference = request.inference if request.HasField("inference") else True
-        producer = asyncio.ensure_future(self._work(
-            token, self._produce, request.query, inference, list(request.default_graph_uri) or None,
-            list(request.named_graph_uri) or None, pipe, token=token,
-        ))
-        try:
-            while (message := await pipe.get(producer)) is not None:
+        spec = QuerySpec(request.query, request.inference if request.HasField("inference") else True,
+                         list(request.default_graph_uri) or None, list(request.named_graph_uri) or None)
+        cfg = self.runtime.settings.server
+        encode = functools.partial(_messages, rows=cfg.batch_rows, max_bytes=cfg.max_message_bytes)
+        async with contextlib.aclosing(self.runtime.stream_query(spec, encode, token=token)) as messages:
+            async for message in messages:
                 yield message
-            await producer
-        finally:
-            if not producer.done():
-                token.cancel()
-                producer.cancel()
-
-    def _produce(self, query: str, inference: bool, default_graphs: list[str] | None,
-                 named_graphs: list[str] | None, pipe: _Pipe, *, token: CancelToken) -> None:
-        """On one worker: open the query and send its messages (header + first batch, then batches)."""
-        cursor = self.runtime.open_query(query, token=token, inference=inference, default_graphs=default_graphs,
-                                  named_graphs=named_graphs)
-        size = self.runtime.settings.server.batch_rows
-        first = True
-        try:
-            while (message := _next_message(cursor, size, first)) is not None:
-                pipe.send(message)
-                first = False
-        finally:
-            cursor.close()  # on its own thread, not wherever the cursor is collected
-        pipe.close()
 
     @_rpc(Role.READER, "Ask")
     async def Ask(self, request: pb.AskRequest, context: grpc.aio.ServicerContext, call: _Call) -> pb.AskResponse:
@@ -349,56 +327,53 @@ class KnowledgeServicer(pb_grpc.KnowledgeServiceServicer):
         return convert.stats_response(await self._work(token, self.runtime.stats, token=token))
 
 
-class _Pipe:
-    """Messages from one worker thread to the event loop, at most ``depth`` unread (the worker waits)."""
-
-    _END = object()
-
-    def __init__(self, loop: asyncio.AbstractEventLoop, token: CancelToken, depth: int) -> None:
-        self._loop = loop
-        self._token = token
-        self._queue: asyncio.Queue[Any] = asyncio.Queue()
-        self._slots = threading.Semaphore(depth)
-
-    def send(self, message: Any) -> None:
-        """Called on the worker: wait for a free slot (checking the token), then hand the message over."""
-        while not self._slots.acquire(timeout=0.05):
-            self._token.check()
-        self._token.check()
-        self._loop.call_soon_threadsafe(self._queue.put_nowait, message)
-
-    def close(self) -> None:
-        self._loop.call_soon_threadsafe(self._queue.put_nowait, self._END)
-
-    async def get(self, producer: asyncio.Future[Any]) -> Any:
-        """The next message, or None at the end; raises the producer's error if it fails first."""
-        if self._queue.empty():
-            getter = asyncio.ensure_future(self._queue.get())
-            try:
-                await asyncio.wait({getter, producer}, return_when=asyncio.FIRST_COMPLETED)
-            finally:
-                if not getter.done():
-                    getter.cancel()
-            if getter.done() and not getter.cancelled():
-                return self._take(getter.result())
-            if self._queue.empty():
-                producer.result()  # the worker stopped without ending the pipe: raise its error
-                return None
-        return self._take(self._queue.get_nowait())
-
-    def _take(self, item: Any) -> Any:
-        if item is self._END:
-            return None
-        self._slots.release()
-        return item
+#: Room left in a message for framing beside its rows.
+_HEADROOM = 64
 
 
-def _next_message(cursor: QueryCursor, size: int, first: bool) -> pb.SparqlResponse | None:
-    """The next stream message, built on the worker; None at the end (the first message always goes)."""
-    batch = cursor.next_batch(size)
-    if not batch and not first:
-        return None
-    return convert.sparql_response(cursor.kind, cursor.variables, cursor.boolean, batch, header=first)
+def _messages(cursor: QueryCursor, *, rows: int, max_bytes: int) -> Iterator[bytes]:
+    """One query's stream, encoded on its worker: the header (kind, variables, ASK's boolean) with the first
+    batch, then one message per batch of ``rows`` rows, each under ``max_bytes`` (what a client accepts by
+    default); a single row above that cannot be sent and fails the call with ResultTooLarge."""
+    encoder = SparqlEncoder(cursor.kind, cursor.variables, cursor.boolean)
+    pending = [encoder.header()]
+    size, sent = len(pending[0]), False
+    while batch := cursor.next_batch(rows):
+        for row in encoder.rows(batch):
+            if len(row) + _HEADROOM > max_bytes:
+                raise ResultTooLarge(
+                    f"a result row takes {len(row)} bytes, more than a message may carry "
+                    f"(server.max_message_bytes={max_bytes}); select fewer or shorter values")
+            if pending and size + len(row) + _HEADROOM > max_bytes:
+                yield b"".join(pending)
+                pending, size, sent = [], 0, True
+            pending.append(row)
+            size += len(row)
+        yield b"".join(pending)
+        pending, size, sent = [], 0, True
+    if not sent:
+        yield b"".join(pending)
+
+
+def _serialize(message: Any) -> bytes:
+    """Messages already written as bytes (the Sparql stream) go as they are."""
+    return message if isinstance(message, bytes) else message.SerializeToString()
+
+
+def _add_service(servicer: KnowledgeServicer, server: grpc.aio.Server) -> None:
+    """Register every RPC of ``KnowledgeService`` (from its descriptor, as the generated code does) with a
+    response serializer that also takes pre-encoded bytes."""
+    factories = {
+        (False, False): grpc.unary_unary_rpc_method_handler, (False, True): grpc.unary_stream_rpc_method_handler,
+        (True, False): grpc.stream_unary_rpc_method_handler, (True, True): grpc.stream_stream_rpc_method_handler,
+    }
+    handlers = {}
+    for method in pb.DESCRIPTOR.services_by_name["KnowledgeService"].methods:
+        request_class = message_factory.GetMessageClass(method.input_type)
+        factory = factories[(method.client_streaming, method.server_streaming)]
+        handlers[method.name] = factory(getattr(servicer, method.name), request_deserializer=request_class.FromString,
+                                        response_serializer=_serialize)
+    server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(SERVICE_NAME, handlers),))
 
 
 def _credentials(runtime: Runtime) -> grpc.ServerCredentials | None:
@@ -433,7 +408,7 @@ async def start_grpc(runtime: Runtime, address: str) -> tuple[grpc.aio.Server, i
         ("grpc.max_receive_message_length", cfg.max_message_bytes),
         ("grpc.max_send_message_length", cfg.max_message_bytes),
     ])
-    pb_grpc.add_KnowledgeServiceServicer_to_server(KnowledgeServicer(runtime), server)
+    _add_service(KnowledgeServicer(runtime), server)
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     reflection.enable_server_reflection(

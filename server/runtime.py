@@ -10,13 +10,14 @@ documents); nothing it was writing is committed half.
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextvars
 import functools
 import hashlib
 import logging
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import AsyncGenerator, Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
@@ -95,20 +96,22 @@ class QueryCursor:
         if self.done or self.stream.kind == "ask":
             self.done = True
             return out
-        items: Iterator[Any] = self.stream.items
-        for item in items:
-            self.token.check()
-            self.rows_read += 1
-            if self.rows_read > self.max_rows:
+        check, append = self.token.check, out.append
+        room = self.max_rows - self.rows_read
+        for item in self.stream.items:
+            check()
+            if len(out) >= room:
                 self.done = True
                 raise ResultTooLarge(
                     f"the result has more than {self.max_rows} rows (server.max_result_rows); "
                     "add a LIMIT or narrow the query"
                 )
-            out.append(item)
+            append(item)
             if len(out) >= size:
+                self.rows_read += len(out)
                 return out
-        self.token.check()
+        check()
+        self.rows_read += len(out)
         self.done = True
         return out
 
@@ -119,6 +122,81 @@ class QueryCursor:
         close = getattr(self.stream.items, "close", None)
         if close is not None:
             close()
+
+
+@dataclass(frozen=True)
+class QuerySpec:
+    """A SPARQL query as a protocol request states it: the text, inference on or off, and the dataset
+    (``None``: every graph)."""
+
+    query: str
+    inference: bool = True
+    default_graphs: list[str] | None = None
+    named_graphs: list[str] | None = None
+
+
+class _End:
+    pass
+
+
+_END = _End()
+
+
+class _Pipe:
+    """Pieces from one worker thread to the event loop, at most ``depth`` unread: the worker waits (checking
+    its token) while the reader is slow, so a slow client holds the query back instead of filling memory."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop, token: CancelToken, depth: int) -> None:
+        self._loop = loop
+        self._token = token
+        self._items: collections.deque[Any] = collections.deque()
+        self._slots = threading.Semaphore(depth)
+        self._waiter: asyncio.Future[None] | None = None
+        self._producer: asyncio.Future[Any] | None = None
+
+    # on the worker
+    def send(self, item: Any) -> None:
+        while not self._slots.acquire(timeout=0.05):
+            self._token.check()
+        self._token.check()
+        self._loop.call_soon_threadsafe(self._push, item)
+
+    # on the event loop
+    def _push(self, item: Any) -> None:
+        self._items.append(item)
+        self._wake()
+
+    def finished(self, producer: asyncio.Future[Any]) -> None:
+        """The worker returned or failed (its pieces were all pushed before: the loop runs callbacks in order)."""
+        self._producer = producer
+        self._wake()
+
+    def _wake(self) -> None:
+        waiter = self._waiter
+        if waiter is not None and not waiter.done():
+            waiter.set_result(None)
+
+    async def get(self) -> Any:
+        """The next piece; ``_END`` after the last; the worker's error if it failed; DeadlineExceeded when the
+        token's deadline passes first."""
+        while not self._items:
+            if self._producer is not None:
+                error = self._producer.exception()
+                if error is not None:
+                    raise error
+                return _END
+            self._waiter = self._loop.create_future()
+            try:
+                await asyncio.wait_for(self._waiter, self._token.remaining)
+            except TimeoutError:
+                self._token.cancel("deadline")
+                raise DeadlineExceeded("the request ran past its deadline and was stopped; nothing was changed"
+                                       ) from None
+            finally:
+                self._waiter = None
+        item = self._items.popleft()
+        self._slots.release()
+        return item
 
 
 @dataclass
@@ -251,6 +329,41 @@ class Runtime:
                                "(default/named graph URIs) empty to query every graph")
         stream = self.kb.stream(query, inference=inference, default_graphs=default_graphs, named_graphs=named_graphs)
         return QueryCursor(stream, token, self.settings.server.max_result_rows)
+
+    async def stream_query(self, spec: QuerySpec, encode: Callable[[QueryCursor], Iterator[T]], *,
+                           token: CancelToken, depth: int = 4) -> AsyncGenerator[T, None]:
+        """Run a query on one worker and yield what ``encode(cursor)`` makes of it, piece by piece.
+
+        pyoxigraph's results may only be read, and dropped, on the thread that opened them (doing either
+        elsewhere aborts the process), so one worker opens the query, runs ``encode`` over the cursor (it
+        reads batches and turns them into the front end's wire format, off the event loop) and hands each
+        piece over with back-pressure. Errors are raised here, in the caller's task: before the first piece
+        (a bad query, an unknown graph) or later (the row cap, the deadline). Leaving early (``aclose``, a
+        client gone) trips the token, and the worker stops at its next row or wait. Use it with
+        ``contextlib.aclosing`` so that happens at once.
+        """
+        loop = asyncio.get_running_loop()
+        pipe = _Pipe(loop, token, depth)
+
+        def produce() -> None:
+            cursor = self.open_query(spec.query, token=token, inference=spec.inference,
+                                     default_graphs=spec.default_graphs, named_graphs=spec.named_graphs)
+            try:
+                for piece in encode(cursor):
+                    pipe.send(piece)
+            finally:
+                cursor.close()  # here, on the thread that read it
+
+        context = contextvars.copy_context()  # the request id follows the work onto the worker
+        producer = loop.run_in_executor(self.executor, context.run, produce)
+        producer.add_done_callback(pipe.finished)
+        try:
+            while (item := await pipe.get()) is not _END:
+                yield item
+        finally:
+            if not producer.done():
+                token.cancel("cancelled")  # the worker stops at its next row or pipe wait
+                producer.add_done_callback(_drain)
 
     def update(self, sparql: str, *, token: CancelToken) -> Any:
         """A SPARQL 1.1 Update through the SHACL gate (strict domains reject a violating change whole)."""
@@ -389,4 +502,4 @@ def _drain(future: Any) -> None:
         future.exception()
 
 
-__all__ = ["CancelToken", "IngestReport", "QueryCursor", "Runtime", "Term", "document_format"]
+__all__ = ["CancelToken", "IngestReport", "QueryCursor", "QuerySpec", "Runtime", "Term", "document_format"]

@@ -15,7 +15,7 @@ from __future__ import annotations
 import csv
 import io
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 from xml.sax.saxutils import escape, quoteattr
@@ -148,22 +148,44 @@ class ResultWriter:
         return b""
 
 
+class _Cells:
+    """A term's text in one format, made once per distinct term of a result (rows repeat terms)."""
+
+    def __init__(self, encode: Callable[[Any], str], limit: int = 200_000) -> None:
+        self._encode = encode
+        self._cache: dict[Any, str] = {}
+        self._limit = limit
+        self.get = self._cache.get
+
+    def miss(self, term: Any) -> str:
+        text = self._encode(term)
+        if len(self._cache) < self._limit:
+            self._cache[term] = text
+        return text
+
+
+def _json_text(term: Any) -> str:
+    return json.dumps(term_json(term), ensure_ascii=False, separators=(",", ":"))
+
+
 class _JsonSelect(ResultWriter):
     def __init__(self, variables: Sequence[str]) -> None:
         self.variables = variables
         self.first = True
+        self._keys = [json.dumps(v, ensure_ascii=False) + ":" for v in variables]
+        self._cells = _Cells(_json_text)
 
     def head(self) -> bytes:
         return ('{"head":{"vars":' + json.dumps(list(self.variables)) + '},"results":{"bindings":[').encode()
 
     def batch(self, items: Sequence[Any]) -> bytes:
-        parts = []
-        for row in items:
-            binding = {v: term_json(t) for v, t in zip(self.variables, row, strict=True) if t is not None}
-            parts.append(json.dumps(binding, ensure_ascii=False, separators=(",", ":")))
-        if not parts:
+        if not items:
             return b""
-        text = ",".join(parts)
+        get, miss, keys = self._cells.get, self._cells.miss, self._keys
+        text = ",".join([
+            "{" + ",".join([k + (get(t) or miss(t)) for k, t in zip(keys, row, strict=True) if t is not None]) + "}"
+            for row in items
+        ])
         if not self.first:
             text = "," + text
         self.first = False
@@ -193,20 +215,20 @@ def _xml_term(term: Any) -> str:
 class _XmlSelect(ResultWriter):
     def __init__(self, variables: Sequence[str]) -> None:
         self.variables = variables
+        self._names = [f"<binding name={quoteattr(v)}>" for v in variables]
+        self._cells = _Cells(_xml_term)
 
     def head(self) -> bytes:
         names = "".join(f"<variable name={quoteattr(v)}/>" for v in self.variables)
         return f'<?xml version="1.0"?>\n<sparql xmlns="{_RESULTS_NS}"><head>{names}</head><results>'.encode()
 
     def batch(self, items: Sequence[Any]) -> bytes:
-        out = []
-        for row in items:
-            bindings = "".join(
-                f"<binding name={quoteattr(v)}>{_xml_term(t)}</binding>"
-                for v, t in zip(self.variables, row, strict=True) if t is not None
-            )
-            out.append(f"<result>{bindings}</result>\n")
-        return "".join(out).encode("utf-8")
+        get, miss, names = self._cells.get, self._cells.miss, self._names
+        return "".join([
+            "<result>" + "".join([n + (get(t) or miss(t)) + "</binding>"
+                                  for n, t in zip(names, row, strict=True) if t is not None]) + "</result>\n"
+            for row in items
+        ]).encode("utf-8")
 
     def tail(self) -> bytes:
         return b"</results></sparql>\n"
@@ -225,6 +247,7 @@ def _csv_value(term: Any) -> str:
 class _CsvSelect(ResultWriter):
     def __init__(self, variables: Sequence[str]) -> None:
         self.variables = variables
+        self._cells = _Cells(_csv_value)
 
     def _lines(self, rows: Sequence[Sequence[str]]) -> bytes:
         buffer = io.StringIO()
@@ -236,19 +259,22 @@ class _CsvSelect(ResultWriter):
         return self._lines([list(self.variables)])
 
     def batch(self, items: Sequence[Any]) -> bytes:
-        return self._lines([[_csv_value(t) for t in row] for row in items])
+        get, miss = self._cells.get, self._cells.miss
+        return self._lines([[get(t) or miss(t) for t in row] for row in items])
 
 
 class _TsvSelect(ResultWriter):
     def __init__(self, variables: Sequence[str]) -> None:
         self.variables = variables
+        self._cells = _Cells(lambda t: "" if t is None else str(t))
 
     def head(self) -> bytes:
         return ("\t".join(f"?{v}" for v in self.variables) + "\n").encode("utf-8")
 
     def batch(self, items: Sequence[Any]) -> bytes:
         # str() of a pyoxigraph term is its N-Triples form, with tabs and newlines escaped
-        return "".join("\t".join("" if t is None else str(t) for t in row) + "\n" for row in items).encode("utf-8")
+        get, miss = self._cells.get, self._cells.miss
+        return "".join(["\t".join([get(t) or miss(t) for t in row]) + "\n" for row in items]).encode("utf-8")
 
 
 class _Boolean(ResultWriter):

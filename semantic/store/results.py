@@ -10,7 +10,7 @@ from hybridkg.semantic.base import QueryResult, QueryStream
 def to_query_result(raw: object) -> QueryResult:
     if isinstance(raw, QuerySolutions):
         variables = tuple(v.value for v in raw.variables)
-        rows = tuple(tuple(sol[i] for i in range(len(variables))) for sol in raw)
+        rows = tuple(map(tuple, raw))
         return QueryResult(kind="select", variables=variables, rows=rows)
     if isinstance(raw, QueryBoolean):
         return QueryResult(kind="ask", boolean=bool(raw))
@@ -25,9 +25,8 @@ def to_query_stream(raw: object) -> QueryStream:
     """A lazy view of a pyoxigraph result (the store's snapshot was taken when the query started)."""
     if isinstance(raw, QuerySolutions):
         variables = tuple(v.value for v in raw.variables)
-        width = len(variables)
-        rows = (tuple(sol[i] for i in range(width)) for sol in raw)
-        return QueryStream(kind="select", variables=variables, items=rows)
+        # a solution iterates over its values in the order of the variables (None where unbound)
+        return QueryStream(kind="select", variables=variables, items=map(tuple, raw))
     if isinstance(raw, QueryBoolean | bool):
         return QueryStream(kind="ask", boolean=bool(raw))
     if isinstance(raw, QueryTriples):

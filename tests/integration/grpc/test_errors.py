@@ -213,3 +213,30 @@ def test_row_cap_is_resource_exhausted(tight: Server) -> None:
             list(client.sparql("SELECT * WHERE { ?s ?p ?o }"))
         assert len(list(client.sparql("SELECT * WHERE { ?s ?p ?o } LIMIT 100"))) == 100, "up to the cap is fine"
     still_serving(tight)
+
+
+_X100 = '"' + "x" * 100 + '"'
+_EXPAND = (f"BIND({_X100} AS ?a) BIND(CONCAT(?a,?a,?a,?a,?a,?a,?a,?a,?a,?a) AS ?b) "
+           "BIND(CONCAT(?b,?b,?b,?b,?b,?b,?b,?b,?b,?b) AS ?c) BIND(CONCAT(?c,?c,?c,?c) AS ?d)")
+
+
+def test_a_large_batch_is_split_into_messages_under_the_limit(tight: Server) -> None:
+    """90 rows of ~1 kB exceed one 32 KiB message: they come in several, each under the limit, none lost."""
+    query = f"SELECT ?s ?b WHERE {{ ?s ?p ?o {_EXPAND} }} LIMIT 90"
+    with tight.channel() as channel:
+        messages = list(tight.stub(channel).Sparql(pb.SparqlRequest(query=query), metadata=auth(Role.READER)))
+    assert len(messages) >= 3
+    assert all(m.ByteSize() <= 32 << 10 for m in messages)
+    assert list(messages[0].variables) == ["s", "b"]
+    rows = [r for m in messages for r in m.rows]
+    assert len(rows) == 90
+    assert all(r.values[1].literal.value == "x" * 1000 for r in rows)
+    still_serving(tight)
+
+
+def test_a_row_above_the_message_limit_is_resource_exhausted(tight: Server) -> None:
+    with Client(tight.target, KEYS[Role.READER], timeout=10) as client:
+        with pytest.raises(ResultTooLarge, match="server.max_message_bytes"):
+            list(client.sparql(f"SELECT ?d WHERE {{ {_EXPAND} }}"))
+        assert len(list(client.sparql(f"SELECT ?c WHERE {{ {_EXPAND} }}"))) == 1, "10 kB rows still go"
+    still_serving(tight)
