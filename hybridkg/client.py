@@ -127,6 +127,7 @@ class _Stream:
     def __init__(self, call: Any, first: wire.Decoded) -> None:
         self._call = call
         self._first: wire.Decoded | None = first
+        self._kind = first.kind
 
     def _messages(self) -> Iterator[wire.Decoded]:
         try:
@@ -149,6 +150,17 @@ class _Stream:
         self.close()
 
 
+    def _items(self) -> Iterator[Any]:
+        lines = wire.TextRows(self._kind)
+        for message in self._messages():
+            if message.text:
+                try:
+                    yield from lines(message.text)
+                except wire.MalformedMessage as e:
+                    raise errors.HybridKGError(f"the server sent {e}") from None
+            yield from message.rows
+
+
 class Rows(_Stream):
     """SELECT results: iterate for tuples of terms in the order of :attr:`variables`."""
 
@@ -157,16 +169,14 @@ class Rows(_Stream):
         self.variables: tuple[str, ...] = tuple(first.variables)
 
     def __iter__(self) -> Iterator[tuple[Term | None, ...]]:
-        for message in self._messages():
-            yield from message.rows
+        return self._items()
 
 
 class Triples(_Stream):
     """CONSTRUCT/DESCRIBE results: iterate for pyoxigraph triples."""
 
     def __iter__(self) -> Iterator[Triple]:
-        for message in self._messages():
-            yield from message.rows
+        return self._items()
 
 
 def _read(source: str | os.PathLike[str] | bytes | IO[bytes], chunk: int) -> tuple[Iterator[bytes], str | None]:
@@ -245,10 +255,16 @@ class Client:
         default_graph_uri: Iterable[str] = (),
         named_graph_uri: Iterable[str] = (),
         timeout: float | None = None,
+        text: bool = True,
     ) -> Rows | Triples | bool:
-        """Run a query: SELECT gives :class:`Rows`, CONSTRUCT/DESCRIBE :class:`Triples`, ASK a bool."""
+        """Run a query: SELECT gives :class:`Rows`, CONSTRUCT/DESCRIBE :class:`Triples`, ASK a bool.
+
+        ``text``: results travel as TSV / N-Triples lines written by the server's store and read here by
+        pyoxigraph (the fast way, and the default); False asks for typed ``rows`` (what clients without an RDF
+        parser read). Either way the rows come back as the same pyoxigraph terms."""
         request = pb.SparqlRequest(query=query, inference=inference, default_graph_uri=list(default_graph_uri),
-                                   named_graph_uri=list(named_graph_uri))
+                                   named_graph_uri=list(named_graph_uri),
+                                   encoding=pb.RESULT_ENCODING_TEXT if text else pb.RESULT_ENCODING_ROWS)
         # the rows are read straight from the wire, each distinct term decoded once (hybridkg.proto.wire)
         method = self._channel.unary_stream(SPARQL_METHOD, request_serializer=pb.SparqlRequest.SerializeToString,
                                             response_deserializer=wire.SparqlDecoder())

@@ -16,12 +16,21 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from pyoxigraph import BlankNode, Literal, NamedNode, Triple
+from pyoxigraph import (
+    BlankNode,
+    Literal,
+    NamedNode,
+    QueryResultsFormat,
+    RdfFormat,
+    Triple,
+    parse,
+    parse_query_results,
+)
 
 from hybridkg.proto.hybridkg.v1 import knowledge_pb2 as pb
 from hybridkg.proto.hybridkg.v1 import rdf_pb2
 
-__all__ = ["Decoded", "MalformedMessage", "SparqlDecoder", "SparqlEncoder", "term_from_message",
+__all__ = ["Decoded", "MalformedMessage", "SparqlDecoder", "SparqlEncoder", "TextRows", "term_from_message",
            "triple_from_message"]
 
 Term = NamedNode | BlankNode | Literal | Triple
@@ -245,10 +254,12 @@ class Decoded:
     variables: list[str] = field(default_factory=list)
     boolean: bool | None = None
     rows: list[Any] = field(default_factory=list)
+    text: bytes = b""
 
 
 class SparqlDecoder:
-    """Reads one query's ``SparqlResponse`` messages (call it on each message's bytes); one per query."""
+    """Reads one query's ``SparqlResponse`` messages (call it on each message's bytes); one per query. Rows come
+    back as terms; ``text`` (encoding TEXT) as the bytes it holds: :class:`TextRows` reads those."""
 
     def __init__(self) -> None:
         self._terms: dict[bytes, Any] = {b"": None}
@@ -345,6 +356,10 @@ class SparqlDecoder:
                 elif number == 3 and wire_type == 0:
                     flag, i = _varint(data, i)
                     out.boolean = bool(flag)
+                elif number == 5 and wire_type == 2:
+                    length, i = _varint(data, i)
+                    out.text += data[i:i + length]
+                    i += length
                 else:
                     i = _skip(data, i, wire_type)
         except (IndexError, UnicodeDecodeError) as e:
@@ -353,3 +368,26 @@ class SparqlDecoder:
             raise MalformedMessage("a truncated SparqlResponse")
         return out
 
+
+
+class TextRows:
+    """Reads the ``text`` of one query's messages (encoding TEXT) with pyoxigraph's own parsers: TSV lines as
+    tuples of terms, N-Triples lines as triples."""
+
+    def __init__(self, kind: int) -> None:
+        self.kind = kind
+        self._header: bytes | None = None
+
+    def __call__(self, text: bytes) -> list[Any]:
+        try:
+            if self.kind == pb.QUERY_KIND_GRAPH:
+                return [quad.triple for quad in parse(text, format=RdfFormat.N_TRIPLES)]
+            if self._header is None:
+                end = text.index(b"\n") + 1
+                self._header, text = text[:end], text[end:]
+            if not text:
+                return []
+            solutions = parse_query_results(self._header + text, format=QueryResultsFormat.TSV)
+            return [tuple(solution) for solution in solutions]  # type: ignore[union-attr]
+        except (SyntaxError, ValueError) as e:
+            raise MalformedMessage(f"malformed result lines: {e}") from e

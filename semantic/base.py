@@ -6,11 +6,11 @@ Terms inside ``semantic/`` are pyoxigraph terms (``NamedNode``, ``BlankNode``, `
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
+from typing import Any, Protocol, runtime_checkable
 from typing import Literal as TypingLiteral
-from typing import Protocol, runtime_checkable
 
 from pyoxigraph import BlankNode, DefaultGraph, Literal, NamedNode, Quad, Triple
 
@@ -59,6 +59,11 @@ class QueryStream:
     variables: tuple[str, ...] = ()
     boolean: bool | None = None
     items: Iterator[tuple[Term | None, ...]] | Iterator[Triple] = field(default_factory=lambda: iter(()))
+    #: When the backend can write the result itself (pyoxigraph, in Rust): ``write_lines(output)`` writes all of
+    #: it to ``output`` (an object with ``write(bytes)``) as SPARQL 1.1 TSV (SELECT, header line first) or
+    #: N-Triples (CONSTRUCT/DESCRIBE): one line per row or triple, newlines inside values escaped. It reads
+    #: the same result as ``items``: use one or the other.
+    write_lines: Callable[[Any], None] | None = None
 
 
 @runtime_checkable

@@ -34,7 +34,7 @@ from hybridkg.errors import HybridKGError, InputTooLarge, InvalidInput, ParseErr
 from hybridkg.proto.hybridkg.v1 import knowledge_pb2 as pb
 from hybridkg.proto.hybridkg.v1 import knowledge_pb2_grpc as pb_grpc
 from hybridkg.proto.hybridkg.v1 import rdf_pb2
-from hybridkg.proto.wire import SparqlEncoder
+from hybridkg.proto.wire import SparqlEncoder, varint
 from hybridkg.server import grpc_convert as convert
 from hybridkg.server.auth import check_bind
 from hybridkg.server.logs import REQUEST_ID, new_request_id
@@ -268,7 +268,8 @@ class KnowledgeServicer(pb_grpc.KnowledgeServiceServicer):
         spec = QuerySpec(request.query, request.inference if request.HasField("inference") else True,
                          list(request.default_graph_uri) or None, list(request.named_graph_uri) or None)
         cfg = self.runtime.settings.server
-        encode = functools.partial(_messages, rows=cfg.batch_rows, max_bytes=cfg.max_message_bytes)
+        encode = functools.partial(_produce, rows=cfg.batch_rows, max_bytes=cfg.max_message_bytes,
+                                   text=request.encoding == pb.RESULT_ENCODING_TEXT)
         async with contextlib.aclosing(self.runtime.stream_query(spec, encode, token=token)) as messages:
             async for message in messages:
                 yield message
@@ -353,6 +354,30 @@ def _messages(cursor: QueryCursor, *, rows: int, max_bytes: int) -> Iterator[byt
         pending, size, sent = [], 0, True
     if not sent:
         yield b"".join(pending)
+
+
+#: Text per message with encoding TEXT (fewer, larger messages; each still under max_message_bytes).
+TEXT_CHUNK_BYTES = 256 << 10
+_TEXT = b"\x2a"  # SparqlResponse.text = 5, length-delimited
+
+
+def _produce(cursor: QueryCursor, emit: Callable[[bytes], None], *, rows: int, max_bytes: int, text: bool) -> None:
+    """One query's stream, encoded on its worker: with ``text`` (and a store that writes lines itself) the
+    header with whole lines of TSV / N-Triples; otherwise typed rows."""
+    if text:
+        header = [SparqlEncoder(cursor.kind, cursor.variables, cursor.boolean).header()]
+
+        def message(lines: bytes) -> None:
+            emit(b"".join([*header, _TEXT, varint(len(lines)), lines]))
+            header.clear()
+
+        limit = max_bytes - _HEADROOM - len(header[0])
+        if cursor.write_lines(message, chunk_bytes=min(TEXT_CHUNK_BYTES, limit), max_line_bytes=limit):
+            if header:  # nothing was written (ASK has no lines)
+                emit(header[0])
+            return
+    for m in _messages(cursor, rows=rows, max_bytes=max_bytes):
+        emit(m)
 
 
 def _serialize(message: Any) -> bytes:

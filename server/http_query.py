@@ -10,11 +10,12 @@ worker stops at its next row.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncIterator, Iterator
+import functools
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 
 from hybridkg.server.runtime import CancelToken, QueryCursor, QuerySpec, Runtime
-from hybridkg.server.sparql_results import ResultFormat, writer_for
+from hybridkg.server.sparql_results import NTRIPLES, TSV, ResultFormat, writer_for
 
 
 @dataclass(frozen=True)
@@ -33,29 +34,51 @@ class _Head:
     piece: bytes
 
 
-def _serialise(cursor: QueryCursor, formats: dict[str, ResultFormat | None], rows: int) -> Iterator[_Head | bytes]:
-    """On the query's worker: the result's kind and format with the first piece, then the other pieces."""
+#: Formats the store may write itself, as lines (QueryStream.write_lines): SELECT as TSV, triples as N-Triples.
+_NATIVE = {"select": TSV, "graph": NTRIPLES}
+
+#: Bytes per piece when the store writes the result itself.
+CHUNK_BYTES = 64 << 10
+
+
+def _serialise(cursor: QueryCursor, emit: Callable[[_Head | bytes], None],
+               formats: dict[str, ResultFormat | None], rows: int) -> None:
+    """On the query's worker: emit the result's kind and format with the first piece, then the other pieces."""
     fmt = formats[cursor.kind]
     if fmt is None:
-        yield _Head(cursor.kind, None, b"")
+        emit(_Head(cursor.kind, None, b""))
+        return
+    pieces: list[bytes] = []  # the first piece, until it goes out with the head
+
+    def first(piece: bytes) -> None:
+        if pieces:
+            emit(piece)
+        else:
+            pieces.append(piece)
+            emit(_Head(cursor.kind, fmt, piece))
+
+    if fmt is _NATIVE.get(cursor.kind) and cursor.write_lines(first, chunk_bytes=CHUNK_BYTES,
+                                                             max_line_bytes=1 << 62):
+        if not pieces:
+            emit(_Head(cursor.kind, fmt, b""))
         return
     writer = writer_for(fmt, cursor.kind, cursor.variables, cursor.boolean)
     batch = cursor.next_batch(rows)
     piece = writer.head() + (writer.batch(batch) if batch else b"")
     if cursor.done:
-        yield _Head(cursor.kind, fmt, piece + writer.tail())
+        emit(_Head(cursor.kind, fmt, piece + writer.tail()))
         return
-    yield _Head(cursor.kind, fmt, piece)
+    emit(_Head(cursor.kind, fmt, piece))
     while batch := cursor.next_batch(rows):
-        yield writer.batch(batch)
-    yield writer.tail()
+        emit(writer.batch(batch))
+    emit(writer.tail())
 
 
 async def start_query(runtime: Runtime, spec: QuerySpec, formats: dict[str, ResultFormat | None],
                       token: CancelToken) -> Started:
     """Start the query and wait for its first piece; errors until then are raised here."""
     rows = max(runtime.settings.server.batch_rows, 1)
-    stream = runtime.stream_query(spec, lambda cursor: _serialise(cursor, formats, rows), token=token)
+    stream = runtime.stream_query(spec, functools.partial(_serialise, formats=formats, rows=rows), token=token)
     try:
         head = await anext(stream)
     except BaseException:

@@ -17,7 +17,8 @@ import hashlib
 import logging
 import threading
 import time
-from collections.abc import AsyncGenerator, Callable, Iterator
+import traceback
+from collections.abc import AsyncGenerator, Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
@@ -115,13 +116,86 @@ class QueryCursor:
         self.done = True
         return out
 
+    def write_lines(self, emit: Callable[[bytes], None], *, chunk_bytes: int, max_line_bytes: int) -> bool:
+        """Have the store write the whole result itself (in Rust for pyoxigraph) as lines, SPARQL 1.1 TSV for
+        SELECT (header line first) or N-Triples, and ``emit`` them in chunks of whole lines of about
+        ``chunk_bytes``; the row cap, the deadline and cancellation are checked as the store writes. False
+        (nothing read) when the store cannot, or the cursor has been read already."""
+        write = self.stream.write_lines
+        if write is None or self.done or self.rows_read or self.stream.kind == "ask":
+            return False
+        sink = _LineSink(self, emit, chunk_bytes, max_line_bytes)
+        write(sink)
+        sink.finish()
+        self.done = True
+        return True
+
     def close(self) -> None:
         """Release pyoxigraph's result iterator; call it on the thread that read the cursor (dropping the
         iterator on another thread is an error too)."""
         self.done = True
-        close = getattr(self.stream.items, "close", None)
+        stream = self.stream
+        close = getattr(stream.items, "close", None)
         if close is not None:
             close()
+        # drop every reference to the store's result here (``write_lines`` holds it too), keeping the header
+        self.stream = QueryStream(stream.kind, stream.variables, stream.boolean)
+
+
+class _LineSink:
+    """The output a store writes a result into (``write(bytes)``): counts the lines against the row cap,
+    checks the token, and emits whole lines in chunks."""
+
+    def __init__(self, cursor: QueryCursor, emit: Callable[[bytes], None], chunk_bytes: int,
+                 max_line_bytes: int) -> None:
+        self._cursor = cursor
+        self._emit = emit
+        self._chunk = chunk_bytes
+        self._max_line = max_line_bytes
+        self._parts: list[bytes] = []
+        self._size = 0
+        # the TSV header is a line but not a row
+        self._rows = -1 if cursor.kind == "select" else 0
+
+    def write(self, data: bytes) -> int:
+        cursor = self._cursor
+        cursor.token.check()
+        self._rows += data.count(b"\n")
+        if self._rows > cursor.max_rows:
+            raise ResultTooLarge(
+                f"the result has more than {cursor.max_rows} rows (server.max_result_rows); "
+                "add a LIMIT or narrow the query"
+            )
+        self._parts.append(bytes(data))
+        self._size += len(data)
+        if self._size >= self._chunk:
+            self._drain(final=False)
+        return len(data)
+
+    def flush(self) -> None:
+        """Lines go out in whole chunks as they fill; the last ones at :meth:`finish`."""
+
+    def _drain(self, *, final: bool) -> None:
+        data = b"".join(self._parts)
+        start = 0
+        while len(data) - start >= self._chunk or (final and start < len(data)):
+            cut = data.rfind(b"\n", start, start + self._chunk) + 1
+            if cut == 0:  # one line longer than a chunk: it goes alone, if a message can carry it
+                cut = data.find(b"\n", start) + 1 or len(data)
+                if cut - start > self._max_line:
+                    raise ResultTooLarge(
+                        f"a result row takes {cut - start} bytes or more, more than a message may carry "
+                        "(server.max_message_bytes); select fewer or shorter values")
+                if cut == len(data) and not final:
+                    break  # the rest of that line is still to come
+            self._emit(data[start:cut])
+            start = cut
+        rest = data[start:]
+        self._parts, self._size = ([rest] if rest else []), len(rest)
+
+    def finish(self) -> None:
+        self._drain(final=True)
+        self._cursor.rows_read = max(self._rows, 0)
 
 
 @dataclass(frozen=True)
@@ -330,15 +404,16 @@ class Runtime:
         stream = self.kb.stream(query, inference=inference, default_graphs=default_graphs, named_graphs=named_graphs)
         return QueryCursor(stream, token, self.settings.server.max_result_rows)
 
-    async def stream_query(self, spec: QuerySpec, encode: Callable[[QueryCursor], Iterator[T]], *,
+    async def stream_query(self, spec: QuerySpec, encode: Callable[[QueryCursor, Callable[[T], None]], None], *,
                            token: CancelToken, depth: int = 4) -> AsyncGenerator[T, None]:
-        """Run a query on one worker and yield what ``encode(cursor)`` makes of it, piece by piece.
+        """Run a query on one worker and yield the pieces ``encode(cursor, emit)`` emits, in order.
 
         pyoxigraph's results may only be read, and dropped, on the thread that opened them (doing either
         elsewhere aborts the process), so one worker opens the query, runs ``encode`` over the cursor (it
-        reads batches and turns them into the front end's wire format, off the event loop) and hands each
-        piece over with back-pressure. Errors are raised here, in the caller's task: before the first piece
-        (a bad query, an unknown graph) or later (the row cap, the deadline). Leaving early (``aclose``, a
+        reads the result and turns it into the front end's wire format, off the event loop, calling ``emit``
+        with each piece) and hands each piece over with back-pressure (``emit`` waits while the reader is
+        slow). Errors are raised here, in the caller's task: before the first piece (a bad query, an unknown
+        graph) or later (the row cap, the deadline). Leaving early (``aclose``, a
         client gone) trips the token, and the worker stops at its next row or wait. Use it with
         ``contextlib.aclosing`` so that happens at once.
         """
@@ -349,8 +424,11 @@ class Runtime:
             cursor = self.open_query(spec.query, token=token, inference=spec.inference,
                                      default_graphs=spec.default_graphs, named_graphs=spec.named_graphs)
             try:
-                for piece in encode(cursor):
-                    pipe.send(piece)
+                encode(cursor, pipe.send)
+            except BaseException as e:
+                # the error goes to the event loop's thread; its frames must not take the result there
+                traceback.clear_frames(e.__traceback__)
+                raise
             finally:
                 cursor.close()  # here, on the thread that read it
 
@@ -363,7 +441,7 @@ class Runtime:
         finally:
             if not producer.done():
                 token.cancel("cancelled")  # the worker stops at its next row or pipe wait
-                producer.add_done_callback(_drain)
+            producer.add_done_callback(_drain)  # its error, if nobody read it, is not worth a warning
 
     def update(self, sparql: str, *, token: CancelToken) -> Any:
         """A SPARQL 1.1 Update through the SHACL gate (strict domains reject a violating change whole)."""

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+import functools
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -62,7 +63,9 @@ class OxigraphStore:
         except (ValueError, OSError) as e:
             raise InvalidQuery(f"SPARQL query failed: {e}") from e
         stream = to_query_stream(raw)
-        return QueryStream(stream.kind, stream.variables, stream.boolean, _query_errors(stream.items))
+        write = stream.write_lines
+        return QueryStream(stream.kind, stream.variables, stream.boolean, _query_errors(stream.items),
+                           None if write is None else functools.partial(_write_errors, write))
 
     def update(self, sparql: str) -> None:
         try:
@@ -122,6 +125,14 @@ def _has_bnode(q: Quad) -> bool:
         or isinstance(q.object, BlankNode)
         or isinstance(q.graph_name, BlankNode)
     )
+
+
+def _write_errors(write: Callable[[Any], None], output: Any) -> None:
+    """Evaluation errors met while writing are the query's fault too (the output's own errors pass through)."""
+    try:
+        write(output)
+    except (ValueError, OSError) as e:
+        raise InvalidQuery(f"SPARQL query failed: {e}") from e
 
 
 def _query_errors(items: Iterator[Any]) -> Iterator[Any]:

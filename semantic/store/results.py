@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from pyoxigraph import QueryBoolean, QuerySolutions, QueryTriples
+import functools
+from typing import Any
+
+from pyoxigraph import QueryBoolean, QueryResultsFormat, QuerySolutions, QueryTriples, RdfFormat
 
 from hybridkg.semantic.base import QueryResult, QueryStream
 
@@ -26,11 +29,13 @@ def to_query_stream(raw: object) -> QueryStream:
     if isinstance(raw, QuerySolutions):
         variables = tuple(v.value for v in raw.variables)
         # a solution iterates over its values in the order of the variables (None where unbound)
-        return QueryStream(kind="select", variables=variables, items=map(tuple, raw))
+        return QueryStream(kind="select", variables=variables, items=map(tuple, raw),
+                           write_lines=functools.partial(_write, raw, QueryResultsFormat.TSV))
     if isinstance(raw, QueryBoolean | bool):
         return QueryStream(kind="ask", boolean=bool(raw))
     if isinstance(raw, QueryTriples):
-        return QueryStream(kind="graph", items=iter(raw))
+        return QueryStream(kind="graph", items=iter(raw),
+                           write_lines=functools.partial(_write, raw, RdfFormat.N_TRIPLES))
     raise TypeError(f"unexpected query result type {type(raw).__name__}")
 
 
@@ -38,3 +43,7 @@ def stream_of(result: QueryResult) -> QueryStream:
     """A stream over a result that is already in memory (backends that cannot stream)."""
     items = iter(result.rows) if result.kind == "select" else iter(result.triples)
     return QueryStream(kind=result.kind, variables=result.variables, boolean=result.boolean, items=items)
+
+
+def _write(raw: Any, fmt: Any, output: Any) -> None:
+    raw.serialize(output, format=fmt)

@@ -9,12 +9,19 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 
 DESCRIPTOR: _descriptor.FileDescriptor
 
+class ResultEncoding(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    RESULT_ENCODING_ROWS: _ClassVar[ResultEncoding]
+    RESULT_ENCODING_TEXT: _ClassVar[ResultEncoding]
+
 class QueryKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
     QUERY_KIND_UNSPECIFIED: _ClassVar[QueryKind]
     QUERY_KIND_SELECT: _ClassVar[QueryKind]
     QUERY_KIND_ASK: _ClassVar[QueryKind]
     QUERY_KIND_GRAPH: _ClassVar[QueryKind]
+RESULT_ENCODING_ROWS: ResultEncoding
+RESULT_ENCODING_TEXT: ResultEncoding
 QUERY_KIND_UNSPECIFIED: QueryKind
 QUERY_KIND_SELECT: QueryKind
 QUERY_KIND_ASK: QueryKind
@@ -69,28 +76,32 @@ class IngestResponse(_message.Message):
     def __init__(self, kind: _Optional[str] = ..., graph: _Optional[str] = ..., domain: _Optional[str] = ..., format: _Optional[str] = ..., triples_asserted: _Optional[int] = ..., triples_inferred: _Optional[int] = ..., shacl: _Optional[_Union[_rdf_pb2.ValidationReport, _Mapping]] = ..., documents_added: _Optional[int] = ..., chunks_added: _Optional[int] = ..., entities_added: _Optional[int] = ..., relations_added: _Optional[int] = ..., took_ms: _Optional[float] = ...) -> None: ...
 
 class SparqlRequest(_message.Message):
-    __slots__ = ("query", "inference", "default_graph_uri", "named_graph_uri")
+    __slots__ = ("query", "inference", "default_graph_uri", "named_graph_uri", "encoding")
     QUERY_FIELD_NUMBER: _ClassVar[int]
     INFERENCE_FIELD_NUMBER: _ClassVar[int]
     DEFAULT_GRAPH_URI_FIELD_NUMBER: _ClassVar[int]
     NAMED_GRAPH_URI_FIELD_NUMBER: _ClassVar[int]
+    ENCODING_FIELD_NUMBER: _ClassVar[int]
     query: str
     inference: bool
     default_graph_uri: _containers.RepeatedScalarFieldContainer[str]
     named_graph_uri: _containers.RepeatedScalarFieldContainer[str]
-    def __init__(self, query: _Optional[str] = ..., inference: _Optional[bool] = ..., default_graph_uri: _Optional[_Iterable[str]] = ..., named_graph_uri: _Optional[_Iterable[str]] = ...) -> None: ...
+    encoding: ResultEncoding
+    def __init__(self, query: _Optional[str] = ..., inference: _Optional[bool] = ..., default_graph_uri: _Optional[_Iterable[str]] = ..., named_graph_uri: _Optional[_Iterable[str]] = ..., encoding: _Optional[_Union[ResultEncoding, str]] = ...) -> None: ...
 
 class SparqlResponse(_message.Message):
-    __slots__ = ("kind", "variables", "boolean", "rows")
+    __slots__ = ("kind", "variables", "boolean", "rows", "text")
     KIND_FIELD_NUMBER: _ClassVar[int]
     VARIABLES_FIELD_NUMBER: _ClassVar[int]
     BOOLEAN_FIELD_NUMBER: _ClassVar[int]
     ROWS_FIELD_NUMBER: _ClassVar[int]
+    TEXT_FIELD_NUMBER: _ClassVar[int]
     kind: QueryKind
     variables: _containers.RepeatedScalarFieldContainer[str]
     boolean: bool
     rows: _containers.RepeatedCompositeFieldContainer[Row]
-    def __init__(self, kind: _Optional[_Union[QueryKind, str]] = ..., variables: _Optional[_Iterable[str]] = ..., boolean: _Optional[bool] = ..., rows: _Optional[_Iterable[_Union[Row, _Mapping]]] = ...) -> None: ...
+    text: bytes
+    def __init__(self, kind: _Optional[_Union[QueryKind, str]] = ..., variables: _Optional[_Iterable[str]] = ..., boolean: _Optional[bool] = ..., rows: _Optional[_Iterable[_Union[Row, _Mapping]]] = ..., text: _Optional[bytes] = ...) -> None: ...
 
 class Row(_message.Message):
     __slots__ = ("values", "triple")
