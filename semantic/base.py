@@ -59,11 +59,11 @@ class QueryStream:
     variables: tuple[str, ...] = ()
     boolean: bool | None = None
     items: Iterator[tuple[Term | None, ...]] | Iterator[Triple] = field(default_factory=lambda: iter(()))
-    #: When the backend can write the result itself (pyoxigraph, in Rust): ``write_lines(output)`` writes all of
-    #: it to ``output`` (an object with ``write(bytes)``) as SPARQL 1.1 TSV (SELECT, header line first) or
-    #: N-Triples (CONSTRUCT/DESCRIBE): one line per row or triple, newlines inside values escaped. It reads
-    #: the same result as ``items``: use one or the other.
-    write_lines: Callable[[Any], None] | None = None
+    #: When the backend can write the result itself (pyoxigraph, in Rust): ``write_native(output, fmt)`` writes
+    #: all of it to ``output`` (an object with ``write(bytes)``) in ``fmt``: "tsv", "json" or "xml" (SPARQL 1.1
+    #: Query Results) for SELECT, "ntriples" for CONSTRUCT/DESCRIBE. It reads the same result as ``items``:
+    #: use one or the other.
+    write_native: Callable[[Any, str], None] | None = None
 
 
 @runtime_checkable

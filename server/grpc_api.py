@@ -372,7 +372,8 @@ def _produce(cursor: QueryCursor, emit: Callable[[bytes], None], *, rows: int, m
             header.clear()
 
         limit = max_bytes - _HEADROOM - len(header[0])
-        if cursor.write_lines(message, chunk_bytes=min(TEXT_CHUNK_BYTES, limit), max_line_bytes=limit):
+        lines = "tsv" if cursor.kind == "select" else "ntriples"
+        if cursor.write_native(message, lines, chunk_bytes=min(TEXT_CHUNK_BYTES, limit), max_line_bytes=limit):
             if header:  # nothing was written (ASK has no lines)
                 emit(header[0])
             return

@@ -15,7 +15,7 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 
 from hybridkg.server.runtime import CancelToken, QueryCursor, QuerySpec, Runtime
-from hybridkg.server.sparql_results import NTRIPLES, TSV, ResultFormat, writer_for
+from hybridkg.server.sparql_results import JSON, NTRIPLES, TSV, XML, ResultFormat, writer_for
 
 
 @dataclass(frozen=True)
@@ -34,8 +34,8 @@ class _Head:
     piece: bytes
 
 
-#: Formats the store may write itself, as lines (QueryStream.write_lines): SELECT as TSV, triples as N-Triples.
-_NATIVE = {"select": TSV, "graph": NTRIPLES}
+#: Formats the store may write itself (QueryStream.write_native), by query kind and format name.
+_NATIVE = {"select": {TSV.name: "tsv", JSON.name: "json", XML.name: "xml"}, "graph": {NTRIPLES.name: "ntriples"}}
 
 #: Bytes per piece when the store writes the result itself.
 CHUNK_BYTES = 64 << 10
@@ -57,8 +57,8 @@ def _serialise(cursor: QueryCursor, emit: Callable[[_Head | bytes], None],
             pieces.append(piece)
             emit(_Head(cursor.kind, fmt, piece))
 
-    if fmt is _NATIVE.get(cursor.kind) and cursor.write_lines(first, chunk_bytes=CHUNK_BYTES,
-                                                             max_line_bytes=1 << 62):
+    native = _NATIVE.get(cursor.kind, {}).get(fmt.name)
+    if native is not None and cursor.write_native(first, native, chunk_bytes=CHUNK_BYTES):
         if not pieces:
             emit(_Head(cursor.kind, fmt, b""))
         return

@@ -116,16 +116,19 @@ class QueryCursor:
         self.done = True
         return out
 
-    def write_lines(self, emit: Callable[[bytes], None], *, chunk_bytes: int, max_line_bytes: int) -> bool:
-        """Have the store write the whole result itself (in Rust for pyoxigraph) as lines, SPARQL 1.1 TSV for
-        SELECT (header line first) or N-Triples, and ``emit`` them in chunks of whole lines of about
-        ``chunk_bytes``; the row cap, the deadline and cancellation are checked as the store writes. False
-        (nothing read) when the store cannot, or the cursor has been read already."""
-        write = self.stream.write_lines
+    def write_native(self, emit: Callable[[bytes], None], fmt: str, *, chunk_bytes: int,
+                     max_line_bytes: int = 1 << 62) -> bool:
+        """Have the store write the whole result itself (in Rust for pyoxigraph) in ``fmt`` ("tsv", "json",
+        "xml" for SELECT; "ntriples" for CONSTRUCT/DESCRIBE) and ``emit`` it in pieces of about ``chunk_bytes``
+        (TSV and N-Triples in whole lines of at most ``max_line_bytes``); the row cap, the deadline and
+        cancellation are checked as the store writes. False (nothing read) when the store cannot, or the
+        cursor has been read already."""
+        write = self.stream.write_native
         if write is None or self.done or self.rows_read or self.stream.kind == "ask":
             return False
-        sink = _LineSink(self, emit, chunk_bytes, max_line_bytes)
-        write(sink)
+        counter = _ROW_COUNTERS[fmt](self.stream.kind)
+        sink = _Sink(self, emit, counter, chunk_bytes, max_line_bytes if fmt in ("tsv", "ntriples") else None)
+        write(sink, fmt)
         sink.finish()
         self.done = True
         return True
@@ -138,35 +141,92 @@ class QueryCursor:
         close = getattr(stream.items, "close", None)
         if close is not None:
             close()
-        # drop every reference to the store's result here (``write_lines`` holds it too), keeping the header
+        # drop every reference to the store's result here (``write_native`` holds it too), keeping the header
         self.stream = QueryStream(stream.kind, stream.variables, stream.boolean)
 
 
-class _LineSink:
-    """The output a store writes a result into (``write(bytes)``): counts the lines against the row cap,
-    checks the token, and emits whole lines in chunks."""
+class _Lines:
+    """Rows of TSV (after its header line) or N-Triples: one per line (newlines in values are escaped)."""
 
-    def __init__(self, cursor: QueryCursor, emit: Callable[[bytes], None], chunk_bytes: int,
-                 max_line_bytes: int) -> None:
+    def __init__(self, kind: str) -> None:
+        self.header = kind == "select"
+
+    def __call__(self, data: bytes) -> int:
+        n = data.count(b"\n")
+        if self.header and n:
+            self.header = False
+            n -= 1
+        return n
+
+
+class _Marks:
+    """Rows counted by marks that only structure, never a value, can contain, even split across pieces."""
+
+    def __init__(self, marks: tuple[bytes, ...]) -> None:
+        self.marks = marks
+        self.keep = max(len(m) for m in marks) - 1
+        self.tail = b""
+
+    def __call__(self, text: bytes) -> int:
+        text = self.tail + text
+        self.tail = text[-self.keep:]
+        return sum(text.count(m) for m in self.marks)
+
+
+class _JsonRows:
+    """Rows of SPARQL JSON results as pyoxigraph writes them: outside strings, ``[{`` opens the first solution
+    and ``},{`` separates two (terms inside a solution are separated by ``},"``)."""
+
+    def __init__(self, kind: str) -> None:
+        self.inside = False  # within a string at the end of the last piece
+        self.pending = b""  # a backslash whose escape goes on in the next piece
+        self.marks = _Marks((b"[{", b"},{"))
+
+    def __call__(self, data: bytes) -> int:
+        data = self.pending + data
+        backslashes = len(data) - len(data.rstrip(b"\\"))
+        self.pending = b"\\" if backslashes % 2 else b""
+        if self.pending:
+            data = data[:-1]
+        parts = data.replace(b"\\\\", b"").replace(b'\\"', b"").split(b'"')
+        outside = parts[1::2] if self.inside else parts[0::2]
+        if len(parts) % 2 == 0:
+            self.inside = not self.inside
+        return self.marks(b"".join(outside))
+
+
+_ROW_COUNTERS: dict[str, Callable[[str], Callable[[bytes], int]]] = {
+    "tsv": _Lines, "ntriples": _Lines, "json": _JsonRows,
+    "xml": lambda _kind: _Marks((b"<result>",)),  # "<" in values is written &lt;
+}
+
+
+class _Sink:
+    """The output a store writes a result into (``write(bytes)``): counts rows against the row cap, checks the
+    token, and emits pieces (whole lines when ``max_line`` is set)."""
+
+    def __init__(self, cursor: QueryCursor, emit: Callable[[bytes], None], count: Callable[[bytes], int],
+                 chunk_bytes: int, max_line: int | None) -> None:
         self._cursor = cursor
         self._emit = emit
+        self._count = count
         self._chunk = chunk_bytes
-        self._max_line = max_line_bytes
+        self._max_line = max_line
         self._parts: list[bytes] = []
         self._size = 0
-        # the TSV header is a line but not a row
-        self._rows = -1 if cursor.kind == "select" else 0
+        self._rows = 0
 
     def write(self, data: bytes) -> int:
         cursor = self._cursor
         cursor.token.check()
-        self._rows += data.count(b"\n")
+        data = bytes(data)
+        self._rows += self._count(data)
         if self._rows > cursor.max_rows:
             raise ResultTooLarge(
                 f"the result has more than {cursor.max_rows} rows (server.max_result_rows); "
                 "add a LIMIT or narrow the query"
             )
-        self._parts.append(bytes(data))
+        self._parts.append(data)
         self._size += len(data)
         if self._size >= self._chunk:
             self._drain(final=False)
@@ -177,6 +237,11 @@ class _LineSink:
 
     def _drain(self, *, final: bool) -> None:
         data = b"".join(self._parts)
+        if self._max_line is None:  # any cut will do
+            self._parts, self._size = [], 0
+            if data:
+                self._emit(data)
+            return
         start = 0
         while len(data) - start >= self._chunk or (final and start < len(data)):
             cut = data.rfind(b"\n", start, start + self._chunk) + 1
@@ -195,7 +260,7 @@ class _LineSink:
 
     def finish(self) -> None:
         self._drain(final=True)
-        self._cursor.rows_read = max(self._rows, 0)
+        self._cursor.rows_read = self._rows
 
 
 @dataclass(frozen=True)

@@ -63,7 +63,7 @@ class OxigraphStore:
         except (ValueError, OSError) as e:
             raise InvalidQuery(f"SPARQL query failed: {e}") from e
         stream = to_query_stream(raw)
-        write = stream.write_lines
+        write = stream.write_native
         return QueryStream(stream.kind, stream.variables, stream.boolean, _query_errors(stream.items),
                            None if write is None else functools.partial(_write_errors, write))
 
@@ -127,10 +127,10 @@ def _has_bnode(q: Quad) -> bool:
     )
 
 
-def _write_errors(write: Callable[[Any], None], output: Any) -> None:
+def _write_errors(write: Callable[[Any, str], None], output: Any, fmt: str) -> None:
     """Evaluation errors met while writing are the query's fault too (the output's own errors pass through)."""
     try:
-        write(output)
+        write(output, fmt)
     except (ValueError, OSError) as e:
         raise InvalidQuery(f"SPARQL query failed: {e}") from e
 

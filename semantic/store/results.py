@@ -30,12 +30,12 @@ def to_query_stream(raw: object) -> QueryStream:
         variables = tuple(v.value for v in raw.variables)
         # a solution iterates over its values in the order of the variables (None where unbound)
         return QueryStream(kind="select", variables=variables, items=map(tuple, raw),
-                           write_lines=functools.partial(_write, raw, QueryResultsFormat.TSV))
+                           write_native=functools.partial(_write, raw))
     if isinstance(raw, QueryBoolean | bool):
         return QueryStream(kind="ask", boolean=bool(raw))
     if isinstance(raw, QueryTriples):
         return QueryStream(kind="graph", items=iter(raw),
-                           write_lines=functools.partial(_write, raw, RdfFormat.N_TRIPLES))
+                           write_native=functools.partial(_write, raw))
     raise TypeError(f"unexpected query result type {type(raw).__name__}")
 
 
@@ -45,5 +45,9 @@ def stream_of(result: QueryResult) -> QueryStream:
     return QueryStream(kind=result.kind, variables=result.variables, boolean=result.boolean, items=items)
 
 
-def _write(raw: Any, fmt: Any, output: Any) -> None:
-    raw.serialize(output, format=fmt)
+_NATIVE_FORMATS = {"tsv": QueryResultsFormat.TSV, "json": QueryResultsFormat.JSON, "xml": QueryResultsFormat.XML,
+                   "ntriples": RdfFormat.N_TRIPLES}
+
+
+def _write(raw: Any, output: Any, fmt: str) -> None:
+    raw.serialize(output, format=_NATIVE_FORMATS[fmt])
