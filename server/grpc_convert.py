@@ -1,69 +1,20 @@
 """Conversions from the service's typed results to the ``hybridkg.v1`` messages (server side).
 
-Terms become typed ``Term`` messages (IRI, blank node, literal with datatype and language, quoted triple)
-so that clients need no RDF parser; JSON-shaped results (retrieval, explanations) go through
-``json_format.ParseDict`` into messages whose fields mirror their ``to_json`` keys one to one.
+Sparql's rows are written by :mod:`hybridkg.proto.wire`. JSON-shaped results (retrieval, explanations) go
+through ``json_format.ParseDict`` into messages whose fields mirror their ``to_json`` keys one to one.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
 from typing import Any
 
 from google.protobuf import json_format, struct_pb2
-from pyoxigraph import BlankNode, Literal, NamedNode, Triple
 
 from hybridkg.proto.hybridkg.v1 import knowledge_pb2 as pb
 from hybridkg.proto.hybridkg.v1 import rdf_pb2
 from hybridkg.semantic.base import ChangeSet, ValidationReport, ValidationResult
 from hybridkg.server.ask.answer import AskAnswer
 from hybridkg.server.runtime import IngestReport
-
-KINDS = {"select": pb.QUERY_KIND_SELECT, "ask": pb.QUERY_KIND_ASK, "graph": pb.QUERY_KIND_GRAPH}
-
-
-def term(value: object) -> rdf_pb2.Term:
-    """A pyoxigraph term (or None for an unbound variable) as a ``Term`` message."""
-    out = rdf_pb2.Term()
-    if value is None:
-        return out
-    if isinstance(value, NamedNode):
-        out.iri = value.value
-    elif isinstance(value, BlankNode):
-        out.blank_node = value.value
-    elif isinstance(value, Literal):
-        out.literal.value = value.value
-        out.literal.datatype = value.datatype.value
-        if value.language:
-            out.literal.language = value.language
-    elif isinstance(value, Triple):
-        out.triple.CopyFrom(triple(value))
-    else:
-        raise TypeError(f"not an RDF term: {type(value).__name__}")
-    return out
-
-
-def triple(value: Triple) -> rdf_pb2.Triple:
-    return rdf_pb2.Triple(subject=term(value.subject), predicate=term(value.predicate), object=term(value.object))
-
-
-def rows(kind: str, items: Iterable[Any]) -> list[pb.Row]:
-    """SELECT solutions (tuples of terms) or CONSTRUCT/DESCRIBE triples as ``Row`` messages."""
-    if kind == "graph":
-        return [pb.Row(triple=triple(t)) for t in items]
-    return [pb.Row(values=[term(v) for v in solution]) for solution in items]
-
-
-def sparql_response(kind: str, variables: Sequence[str], boolean: bool | None, batch: Iterable[Any],
-                    *, header: bool) -> pb.SparqlResponse:
-    """One stream message; ``header`` (the first message) adds the kind, variables and ASK's boolean."""
-    msg = pb.SparqlResponse(rows=rows(kind, batch))
-    if header:
-        msg.kind = KINDS[kind]
-        msg.variables.extend(variables)
-        if boolean is not None:
-            msg.boolean = boolean
-    return msg
 
 
 def validation_result(r: ValidationResult) -> rdf_pb2.ValidationResult:
