@@ -82,7 +82,10 @@ def _error(e: grpc.RpcError) -> errors.HybridKGError:
     cls: type[errors.HybridKGError] = ERRORS.get(code, errors.HybridKGError)
     report: ValidationReport | None = None
     parse: rdf_pb2.ParseErrorDetail | None = None
-    status = rpc_status.from_call(e) if isinstance(e, grpc.Call) else None
+    try:
+        status = rpc_status.from_call(e) if isinstance(e, grpc.Call) else None
+    except ValueError:  # the call ended here (its own deadline) while the server's status said it in other words
+        status = None
     for detail in status.details if status is not None else ():
         if detail.Is(error_details_pb2.ErrorInfo.DESCRIPTOR):
             info = error_details_pb2.ErrorInfo()
