@@ -168,9 +168,10 @@ class _Marks:
         self.tail = b""
 
     def __call__(self, text: bytes) -> int:
-        text = self.tail + text
+        tail, text = self.tail, self.tail + text
         self.tail = text[-self.keep:]
-        return sum(text.count(m) for m in self.marks)
+        # marks that lie wholly in the kept tail were counted with the piece before
+        return sum(text.count(m) - tail.count(m) for m in self.marks)
 
 
 class _JsonRows:

@@ -204,13 +204,14 @@ class FixedEmbedder:
 
     def __init__(self, same: dict[str, str]) -> None:
         self.same = same
-        self.dim = 256
+        self.dim = 4096
+        self.axes: dict[str, int] = {}  # one axis per distinct phrase (hash() % dim collided now and then)
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         rows = np.zeros((len(texts), self.dim), dtype=np.float32)
         for i, t in enumerate(texts):
             key = self.same.get(t.lower(), t.lower())
-            rows[i, hash(key) % self.dim] = 1.0
+            rows[i, self.axes.setdefault(key, len(self.axes)) % self.dim] = 1.0
         return rows
 
 
