@@ -112,18 +112,6 @@ def _error(e: grpc.RpcError) -> errors.HybridKGError:
     return cls(message)
 
 
-def term(msg: rdf_pb2.Term) -> Term | None:
-    """A ``Term`` message as a pyoxigraph term (None for an unbound variable)."""
-    return wire.term_from_message(msg)
-
-
-def triple(msg: rdf_pb2.Triple) -> Triple:
-    try:
-        return wire.triple_from_message(msg)
-    except wire.MalformedMessage as e:
-        raise errors.HybridKGError(f"the server sent {e}") from None
-
-
 class _Stream:
     """A Sparql response stream being read; closing it (or the client) cancels the call."""
 
