@@ -130,33 +130,13 @@ def _rpc(role: Role, what: str, *, streaming: bool = False) -> Callable[[Any], A
             finish(self, call, start, code)
             await context.abort(code, message, trailing_metadata=trailers)
 
-        if streaming:
-            @functools.wraps(fn)
-            async def stream_wrapper(self: KnowledgeServicer, request: Any,
-                                     context: grpc.aio.ServicerContext) -> AsyncIterator[Any]:
-                call, start = begin(context), time.perf_counter()
-                try:
-                    authorize(self, call, context)
-                    async for message in fn(self, request, context, call):
-                        yield message
-                except grpc.aio.AbortError:
-                    raise
-                except BaseException as e:
-                    if _is_cancel(e):
-                        finish(self, call, start, grpc.StatusCode.CANCELLED)
-                        raise
-                    await fail(self, call, start, context, e)
-                context.set_trailing_metadata((("x-request-id", call.request_id),))
-                finish(self, call, start, grpc.StatusCode.OK)
-
-            return stream_wrapper
-
-        @functools.wraps(fn)
-        async def wrapper(self: KnowledgeServicer, request: Any, context: grpc.aio.ServicerContext) -> Any:
+        @contextlib.asynccontextmanager
+        async def guarded(self: KnowledgeServicer, context: grpc.aio.ServicerContext) -> AsyncIterator[_Call]:
+            """The call's frame, for unary and streaming RPCs alike: auth first, then the status it ends with."""
             call, start = begin(context), time.perf_counter()
             try:
                 authorize(self, call, context)
-                response = await fn(self, request, context, call)
+                yield call
             except grpc.aio.AbortError:
                 raise
             except BaseException as e:
@@ -166,7 +146,21 @@ def _rpc(role: Role, what: str, *, streaming: bool = False) -> Callable[[Any], A
                 await fail(self, call, start, context, e)
             context.set_trailing_metadata((("x-request-id", call.request_id),))
             finish(self, call, start, grpc.StatusCode.OK)
-            return response
+
+        if streaming:
+            @functools.wraps(fn)
+            async def stream_wrapper(self: KnowledgeServicer, request: Any,
+                                     context: grpc.aio.ServicerContext) -> AsyncIterator[Any]:
+                async with guarded(self, context) as call:
+                    async for message in fn(self, request, context, call):
+                        yield message
+
+            return stream_wrapper
+
+        @functools.wraps(fn)
+        async def wrapper(self: KnowledgeServicer, request: Any, context: grpc.aio.ServicerContext) -> Any:
+            async with guarded(self, context) as call:
+                return await fn(self, request, context, call)
 
         return wrapper
 
