@@ -30,7 +30,7 @@ from google.rpc import error_details_pb2, status_pb2
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
-from hybridkg.errors import HybridKGError, InputTooLarge, InvalidInput, ParseError, ResultTooLarge, ShapeViolation
+from hybridkg.errors import HybridKGError, InputTooLarge, InvalidInput, ParseError, ShapeViolation
 from hybridkg.proto.hybridkg.v1 import knowledge_pb2 as pb
 from hybridkg.proto.hybridkg.v1 import knowledge_pb2_grpc as pb_grpc
 from hybridkg.proto.hybridkg.v1 import rdf_pb2
@@ -38,7 +38,7 @@ from hybridkg.proto.wire import SparqlEncoder, varint
 from hybridkg.server import grpc_convert as convert
 from hybridkg.server.auth import check_bind
 from hybridkg.server.logs import REQUEST_ID, new_request_id
-from hybridkg.server.runtime import CancelToken, QueryCursor, QuerySpec, Runtime
+from hybridkg.server.runtime import CancelToken, QueryCursor, QuerySpec, Runtime, row_too_large
 from hybridkg.server.settings import Role, parse_hostport
 from hybridkg.server.status import status_of
 from hybridkg.structural.settings import Mode
@@ -336,9 +336,7 @@ def _messages(cursor: QueryCursor, *, rows: int, max_bytes: int) -> Iterator[byt
     while batch := cursor.next_batch(rows):
         for row in encoder.rows(batch):
             if len(row) + _HEADROOM > max_bytes:
-                raise ResultTooLarge(
-                    f"a result row takes {len(row)} bytes, more than a message may carry "
-                    f"(server.max_message_bytes={max_bytes}); select fewer or shorter values")
+                raise row_too_large(len(row), max_bytes)
             if pending and size + len(row) + _HEADROOM > max_bytes:
                 yield b"".join(pending)
                 pending, size, sent = [], 0, True

@@ -69,6 +69,16 @@ class CancelToken:
             raise Cancelled("the request was cancelled by the caller and stopped; nothing was changed")
 
 
+def too_many_rows(max_rows: int) -> ResultTooLarge:
+    return ResultTooLarge(f"the result has more than {max_rows} rows (server.max_result_rows); "
+                          "add a LIMIT or narrow the query")
+
+
+def row_too_large(size: int, limit: int) -> ResultTooLarge:
+    return ResultTooLarge(f"a result row takes {size} bytes or more, more than a message may carry "
+                          f"({limit} bytes, from server.max_message_bytes); select fewer or shorter values")
+
+
 @dataclass
 class QueryCursor:
     """A running query, read in batches by a front end; stops at the row cap, the deadline or cancel."""
@@ -103,10 +113,7 @@ class QueryCursor:
             check()
             if len(out) >= room:
                 self.done = True
-                raise ResultTooLarge(
-                    f"the result has more than {self.max_rows} rows (server.max_result_rows); "
-                    "add a LIMIT or narrow the query"
-                )
+                raise too_many_rows(self.max_rows)
             append(item)
             if len(out) >= size:
                 self.rows_read += len(out)
@@ -223,10 +230,7 @@ class _Sink:
         data = bytes(data)
         self._rows += self._count(data)
         if self._rows > cursor.max_rows:
-            raise ResultTooLarge(
-                f"the result has more than {cursor.max_rows} rows (server.max_result_rows); "
-                "add a LIMIT or narrow the query"
-            )
+            raise too_many_rows(cursor.max_rows)
         self._parts.append(data)
         self._size += len(data)
         if self._size >= self._chunk:
@@ -249,9 +253,7 @@ class _Sink:
             if cut == 0:  # one line longer than a chunk: it goes alone, if a message can carry it
                 cut = data.find(b"\n", start) + 1 or len(data)
                 if cut - start > self._max_line:
-                    raise ResultTooLarge(
-                        f"a result row takes {cut - start} bytes or more, more than a message may carry "
-                        "(server.max_message_bytes); select fewer or shorter values")
+                    raise row_too_large(cut - start, self._max_line)
                 if cut == len(data) and not final:
                     break  # the rest of that line is still to come
             self._emit(data[start:cut])
