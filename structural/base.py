@@ -184,6 +184,15 @@ class VectorIndex(Protocol):
         """Persist to the index's directory (no-op for indexes that live in the graph database)."""
         ...
 
+    def get(self, ids: Sequence[str]) -> tuple[list[str], Vector]:
+        """The stored unit vectors of those ``ids`` the index holds (others are left out): ``(found ids, one
+        row per found id, in that order)``; an empty ``(0, dim)`` matrix when none is held."""
+        ...
+
+    def ids(self) -> list[str]:
+        """Every id the index holds (any order)."""
+        ...
+
 
 # --------------------------------------------------------------------------------------------- embedding
 
@@ -207,6 +216,10 @@ class ExtractedEntity:
     type: str = "concept"
     description: str = ""
     iri: str | None = None  # set when the mention links an entity the knowledge base already knows
+    # False for a common noun phrase that is not a name (no proper noun, known label or NER span): the
+    # knowledge base keeps it only when it recurs across chunks
+    named: bool = True
+    aliases: tuple[str, ...] = ()  # other names of the entity (a known entity's alt labels)
 
 
 @dataclass(frozen=True, slots=True)
@@ -227,9 +240,10 @@ class Extraction:
 
 @dataclass(frozen=True, slots=True)
 class KnownEntity:
-    """An entity the knowledge base already knows, with the names a text may use for it."""
+    """An entity the knowledge base already knows, with the names a text may use for it. ``iri`` is ``None``
+    for a name the property graph learned from documents (no RDF resource behind it)."""
 
-    iri: str
+    iri: str | None
     labels: tuple[str, ...]
     type: str = "concept"
     description: str = ""
@@ -239,4 +253,22 @@ class KnownEntity:
 class Extractor(Protocol):
     def extract(self, text: str, *, entity_types: Sequence[str] = ()) -> Extraction:
         """Entities and relations found in one chunk of text."""
+        ...
+
+
+@runtime_checkable
+class BatchExtractor(Protocol):
+    """Optional: extractors that run faster over many chunks at once (a batched NLP pipeline)."""
+
+    def extract_batch(self, texts: Sequence[str], *, entity_types: Sequence[str] = ()) -> list[Extraction]:
+        """One :class:`Extraction` per text, in order; the same as calling :meth:`Extractor.extract` on each."""
+        ...
+
+
+@runtime_checkable
+class NameLearner(Protocol):
+    """Optional: extractors that recognise names the knowledge base already holds (an entity ruler)."""
+
+    def learn(self, entities: Sequence[KnownEntity]) -> None:
+        """Add names to recognise in later texts (the graph's entity names at open, new ones after writes)."""
         ...

@@ -23,7 +23,7 @@ MANIFEST = "manifest.json"
 
 def make_extractor(config: ExtractorConfig, known: Sequence[KnownEntity] = ()) -> Extractor:
     match config.kind:
-        case ExtractorKind.OFFLINE:
+        case ExtractorKind.OFFLINE | ExtractorKind.RULES:
             from hybridkg.structural.extract.offline import OfflineExtractor
 
             return OfflineExtractor(known)

