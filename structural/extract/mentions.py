@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from spacy.tokens import Doc, Span, Token
 
 from hybridkg.structural.base import ExtractedEntity, ExtractedRelation, Extraction, KnownEntity
-from hybridkg.structural.resolution import GENERIC_TYPE, normalise_name
+from hybridkg.structural.resolution import GENERIC_TYPE, is_generic_type, normalise_name
 
 NUMERIC_LABELS = frozenset({"DATE", "TIME", "MONEY", "PERCENT", "QUANTITY", "CARDINAL", "ORDINAL"})
 NER_CATEGORIES = {
@@ -293,7 +293,8 @@ def _add_known(graph: ChunkGraph, span: Span, entity: KnownEntity, sentence: str
     name = labels[0] if labels else span.text
     aliases = tuple(dict.fromkeys(label for label in labels[1:] if label != name))
     entity_type = entity.type or GENERIC_TYPE
-    draft = Draft(name, entity_type, RANK_KNOWN, True, sentence, entity.iri, aliases, category_of(entity_type),
+    rank = RANK_NONE if is_generic_type(entity_type) else RANK_KNOWN
+    draft = Draft(name, entity_type, rank, True, sentence, entity.iri, aliases, category_of(entity_type),
                   plural=span.root.tag_ in ("NNS", "NNPS"))
     graph.add(span.kb_id_, span, draft)
 

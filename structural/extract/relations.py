@@ -207,8 +207,8 @@ class _Sentence:
         numbers = self.numbers.get(verb.i, [])
         agents = [g for c in verb.children if c.dep_ == "agent" for p in c.children if p.dep_ == "pobj"
                   for g in self.group(p)]
-        preps = [(c, g) for c in verb.children if c.dep_ == "prep" for p in c.children if p.dep_ == "pobj"
-                 for g in self.group(p)]
+        preps = [(c, g) for c in verb.children if c.dep_ == "prep" or (c.dep_ == "dative" and c.pos_ == "ADP")
+                 for p in c.children if p.dep_ == "pobj" for g in self.group(p)]
         subject_keys = [self.entity(t) for t in subjects]
         if passive and agents:
             for agent in agents:
@@ -220,7 +220,7 @@ class _Sentence:
                     words = [f"{verb.lower_} {prep.lower_}", *numbers]
                     self.relate(key, self.entity(obj), f"{form}_{slug(prep.lower_)}", words)
             return
-        objects = [g for c in verb.children if c.dep_ in _OBJECTS for g in self.group(c)]
+        objects = [g for c in verb.children if c.dep_ in _OBJECTS and c.pos_ != "ADP" for g in self.group(c)]
         for key in subject_keys:
             for obj in objects:
                 self.relate(key, self.entity(obj), lemma, [phrase, *numbers])
@@ -250,7 +250,7 @@ class _Sentence:
                     if obj.pos_ == "PRON" or self.g.named(self.g.token_key[obj.i]):
                         employers.extend(self.group(obj))
                         self.used_preps.add(prep.i)
-                    elif obj.pos_ == "NOUN" and prep.lower_ == "of" and follow is None and not employers:
+                    elif obj.pos_ == "NOUN" and prep.lower_ == "of" and follow is None:
                         words += " of " + phrase_text(phrase_tokens(obj, self.g))
                         self.used_preps.add(prep.i)
                         follow = obj
