@@ -11,6 +11,8 @@ technology officer, Dana Reyes, spoke" makes Dana Reyes the speaker).
   Dana -[join_from]-> Corvid Labs (keyword "2020"). A particle joins the lemma (``set_up``), a negation prefixes
   ``not_``. Passive with an agent turns active ("Vireo was acquired by Orbital" -> Orbital -[acquire]-> Vireo);
   a passive or participle keeps its form ("is based in" -> ``based_in``).
+* **Named modifiers**: a name modifying the object noun is an object too: "Sam manages the Kestrel account" ->
+  Sam -[manage]-> account and Sam -[manage]-> Kestrel (keyword "account").
 * **Shared subjects**: a verb conjoined with "and" (or an ``xcomp``: "plans to open") without a subject of its
   own takes its head's; conjoined subjects and objects ("A and B met C") each get the relation.
 * **Participial modifiers**: "Halden, headquartered in Lisbon, ..." -> Halden -[headquartered_in]-> Lisbon (a
@@ -84,6 +86,7 @@ class _Sentence:
         self.description = clip(sent.text)
         self.weight = weight
         self.typed: set[frozenset[str]] = set()
+        self.seen: set[tuple[str, str, str]] = set()  # each typed relation counts once per sentence
         self.used_preps: set[int] = set()
         self.numbers: dict[int, list[str]] = {}
         for ent in sent.ents:
@@ -146,8 +149,9 @@ class _Sentence:
         return [token, *(c for c in token.conjuncts if c.pos_ in _NOUNS)]
 
     def relate(self, src: str | None, dst: str | None, rel_type: str, keywords: Iterable[str]) -> None:
-        if src is None or dst is None or src == dst or not rel_type:
+        if src is None or dst is None or src == dst or not rel_type or (src, dst, rel_type) in self.seen:
             return
+        self.seen.add((src, dst, rel_type))
         self.typed.add(frozenset((src, dst)))
         self.g.relate(src, dst, rel_type, list(dict.fromkeys(keywords)), self.description, 1.0)
 
@@ -221,12 +225,32 @@ class _Sentence:
                     self.relate(key, self.entity(obj), f"{form}_{slug(prep.lower_)}", words)
             return
         objects = [g for c in verb.children if c.dep_ in _OBJECTS and c.pos_ != "ADP" for g in self.group(c)]
+        if not objects:  # an object predicate without an object ("X called Y", misparsed) is the object
+            objects = [g for c in verb.children if c.dep_ == "oprd" for g in self.group(c)]
         for key in subject_keys:
             for obj in objects:
                 self.relate(key, self.entity(obj), lemma, [phrase, *numbers])
+                for name in self.named_modifiers(obj):
+                    self.relate(key, name, lemma, [phrase, obj.lower_, *numbers])
             for prep, obj in preps:
                 words = [f"{phrase} {prep.lower_}", *numbers]
                 self.relate(key, self.entity(obj), f"{lemma}_{slug(prep.lower_)}", words)
+                for name in self.named_modifiers(obj):
+                    self.relate(key, name, f"{lemma}_{slug(prep.lower_)}", [*words, obj.lower_])
+
+    def named_modifiers(self, noun: Token) -> list[str]:
+        """Named entities modifying a common noun ("the Kestrel account", "the Oslo sales team")."""
+        if not self.is_common(noun) or self._named_for(noun) is not None:
+            return []
+        out: list[str] = []
+        for t in noun.lefts:
+            if t.dep_ == "compound":
+                key = self.g.token_key[t.i]
+                if self.g.named(key) and key is not None and key not in out:
+                    out.append(key)
+            elif t.dep_ in ("amod", "compound") and t.pos_ == "NOUN":
+                out.extend(k for k in self.named_modifiers(t) if k not in out)
+        return out
 
     def pair(self, a: Token, b: Token) -> None:
         """A copula, apposition or naming between ``a`` and ``b``: one an entity, the other a common noun."""

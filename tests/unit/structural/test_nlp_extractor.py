@@ -110,6 +110,18 @@ def test_conjoined_subjects_each_get_the_relation(extractor: SpacyExtractor) -> 
     assert {("Amara Okafor", "visit", "Rotterdam"), ("Lukas Brandt", "visit", "Rotterdam")} <= triples(found)
 
 
+def test_a_name_modifying_the_object_is_an_object_too(extractor: SpacyExtractor) -> None:
+    found = run(extractor, "Lukas Brandt manages the Pinecrest Bank account.")
+    assert ("Lukas Brandt", "manage", "account") in triples(found)
+    assert "account" in relation(found, "Lukas Brandt", "manage", "Pinecrest Bank").keywords
+
+
+def test_a_relation_counts_once_per_sentence(extractor: SpacyExtractor) -> None:
+    found = run(extractor, "Amara Okafor thanked Lukas Brandt, and Amara Okafor thanked Lukas Brandt. Amara Okafor "
+                "thanked Lukas Brandt again.")
+    assert relation(found, "Amara Okafor", "thank", "Lukas Brandt").weight == 2.0
+
+
 def test_passive_with_agent_reads_as_active(extractor: SpacyExtractor) -> None:
     found = run(extractor, "Tallow Brewing was acquired by Kestrel Analytics.")
     assert ("Kestrel Analytics", "acquire", "Tallow Brewing") in triples(found)

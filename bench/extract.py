@@ -1,0 +1,174 @@
+"""Extraction speed: the spaCy offline extractor against the rules extractor on the same short texts.
+
+    python -m bench.extract --quick     # 120 texts
+    python -m bench.extract             # 1,000 texts
+    python -m bench.extract --docs 500 --batch 32 --json out.json
+
+Texts: the paragraphs of the CRM demo documents (``ontology/crm/docs``, read as ``docs add`` reads them) and
+two dozen short business notes written for this benchmark (below), repeated in order up to ``--docs``. Each
+extractor gets the demo knowledge base's known names (the CRM individuals' labels), as ``docs add`` gives them.
+Timed: the spaCy extractor batched (``extract_batch``, ``nlp.pipe`` with ``--batch`` texts per batch) and one
+text at a time (``extract``), the rules extractor one text at a time (it has no batch path), after a warm-up
+text each; the model load is reported apart. Per extractor: docs/s, ms/doc, and per text the named entities,
+typed relations and ``co_occurs`` edges found. The last line is one JSON object.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from bench.common import REPO
+from hybridkg.structural.base import Extraction, KnownEntity
+from hybridkg.structural.extract.nlp import SpacyExtractor
+from hybridkg.structural.extract.offline import OfflineExtractor
+from hybridkg.structural.ingest.documents import prepare_document
+
+NOTES = [
+    "Amara Okafor joined Pinecrest Bank as head of treasury in March. She previously ran payments at Kestrel "
+    "Analytics, where she built the settlement team.",
+    "Tallow Brewing, headquartered in Rotterdam, asked for a quote on the cold-chain sensors. Their operations "
+    "lead, Joris Visser, wants a pilot in two warehouses before the summer.",
+    "Kestrel Analytics is a data consultancy in Valencia. Its chief executive, Lucia Ferrer, signed the framework "
+    "agreement on Tuesday and asked for monthly reporting.",
+    "Meeting notes: Harbor Point Partners renewed the lease for the Dock 4 office. The renewal runs three years "
+    "and includes a break clause after eighteen months.",
+    "Nadia Rahman from procurement flagged that the invoice from Greystone Logistics was paid twice. Finance "
+    "will recover the duplicate payment next week.",
+    "The billing platform called Ledgerwise goes live for Orchard Foods on 1 June. Orchard Foods is our largest "
+    "customer in the Netherlands.",
+    "Peter Lindqvist, the account manager for Northgate Council, reported that the council wants to cut the "
+    "support contract to the basic tier.",
+    "Brightline Freight was acquired by Castellan Group in 2022. The integration team, led by Sofia Marino, "
+    "expects to migrate the tracking system by the end of the year.",
+    "Call with Meridian Health: they use our scheduling tool in six clinics and plan to add two more in Leeds. "
+    "Dr. Helen Achebe approved the expansion budget.",
+    "Oskar Nilsson left Vantage Robotics and joined Corvane Systems as chief technology officer. He will lead the "
+    "firmware and cloud teams.",
+    "Quinta Verde, a wine exporter based in Porto, requested samples of the labelling software. Their IT manager "
+    "asked about single sign-on.",
+    "The steering committee approved the new pricing model. Ravi Menon will present it to Silverline Insurance "
+    "at the quarterly review in Dublin.",
+    "Elena Petrova is the procurement director of Baltic Grain. She negotiated a two-year deal worth 1.2 million "
+    "euros with our Riga office.",
+    "Ashford Clinics did not renew the analytics licence. Their finance team cited budget cuts and moved the "
+    "reporting work in-house.",
+    "Hiroshi Tanaka, who manages partnerships at Kaito Electronics, introduced us to the procurement team at "
+    "Shinsei Rail.",
+    "Redwood Mutual's largest branch is in Denver. The branch manager, Carla Jensen, wants training for forty "
+    "advisers in September.",
+    "Northwind Ceramics sells a glaze-mixing robot named Potter. The robot ships from their factory in Stoke and "
+    "is serviced by Midlands Automation.",
+    "Greta Holm chairs the board of Fjord Energy. The board approved the offshore wind tender and appointed "
+    "Lars Eriksen as project director.",
+    "Summary: Atlas Couriers pays late every quarter. Collections escalated the account to Mia Novak, who will "
+    "call their finance director on Monday.",
+    "Blue Heron Hotels opened a property in Lisbon and wants the booking engine translated into Portuguese by "
+    "the end of April.",
+    "Daniel Cho signed the service agreement for Pinnacle Labs. The agreement covers hosting, backups and a "
+    "dedicated support engineer.",
+    "Marisol Vega from Cedar Legal asked for the data processing addendum. Legal at Cedar Legal will review it "
+    "with our privacy officer, Tom Becker.",
+    "The warehouse team at Granite Supply mostly uses the mobile scanner app. They rarely open support tickets "
+    "and rated the last release highly.",
+    "Omar Haddad, a senior engineer at Sable Networks, found a bug in the export module. The fix shipped in "
+    "release 4.2 on Friday.",
+]
+
+
+def demo_paragraphs() -> list[str]:
+    out: list[str] = []
+    for path in sorted((REPO / "ontology" / "crm" / "docs").iterdir()):
+        prepared = prepare_document(path.read_bytes(), fmt=None, name=path.name, max_bytes=1 << 20)
+        out.extend(p.strip() for p in prepared.text.split("\n\n") if len(p.split()) >= 5)
+    return out
+
+
+def demo_known() -> list[KnownEntity]:
+    from pyoxigraph import Literal, NamedNode, RdfFormat, Store
+
+    store = Store()
+    with (REPO / "ontology" / "crm" / "data.ttl").open("rb") as f:
+        store.load(f, RdfFormat.TURTLE)
+    labels: dict[str, list[str]] = {}
+    query = (
+        "PREFIX rdfs: <http://www.w3.org/2000/01/rdf-schema#> PREFIX skos: <http://www.w3.org/2004/02/skos/core#> "
+        "SELECT ?s ?l ?alt WHERE { { ?s rdfs:label ?l } UNION { ?s skos:altLabel ?alt } }"
+    )
+    for row in store.query(query):  # type: ignore[union-attr]
+        s, label, alt = row[0], row[1], row[2]
+        if not isinstance(s, NamedNode):
+            continue
+        bucket = labels.setdefault(s.value, [])
+        if isinstance(label, Literal):
+            bucket.insert(0, label.value)
+        elif isinstance(alt, Literal):
+            bucket.append(alt.value)
+    return [KnownEntity(iri, tuple(ls)) for iri, ls in labels.items() if ls]
+
+
+def counts(found: Sequence[Extraction]) -> dict[str, float]:
+    n = max(1, len(found))
+    return {
+        "named_entities": sum(1 for x in found for e in x.entities if e.named) / n,
+        "common_entities": sum(1 for x in found for e in x.entities if not e.named) / n,
+        "typed_relations": sum(1 for x in found for r in x.relations if r.type != "co_occurs") / n,
+        "co_occurs": sum(1 for x in found for r in x.relations if r.type == "co_occurs") / n,
+    }
+
+
+def timed(name: str, texts: Sequence[str], run: Callable[[Sequence[str]], list[Extraction]]) -> dict[str, Any]:
+    run(texts[:1])
+    start = time.perf_counter()
+    found = run(texts)
+    took = time.perf_counter() - start
+    row: dict[str, Any] = {"extractor": name, "docs": len(texts), "docs_per_s": len(texts) / took}
+    row["ms_per_doc"] = took * 1000 / len(texts)
+    row.update(counts(found))
+    return row
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--quick", action="store_true", help="120 texts instead of 1,000")
+    parser.add_argument("--docs", type=int, help="number of texts (overrides --quick)")
+    parser.add_argument("--batch", type=int, default=64, help="texts per nlp.pipe batch (extractor.spacy_batch)")
+    parser.add_argument("--json", type=Path, help="also write the rows to this file")
+    args = parser.parse_args(argv)
+    n = args.docs or (120 if args.quick else 1000)
+    pool = demo_paragraphs() + NOTES
+    texts = [pool[i % len(pool)] for i in range(n)]
+    known = demo_known()
+    words = sum(len(t.split()) for t in texts) / len(texts)
+    print(f"{n} texts ({len(pool)} distinct, {words:.0f} words on average), {len(known)} known entities, "
+          f"{os.cpu_count()} CPUs")
+
+    start = time.perf_counter()
+    spacy_x = SpacyExtractor(known, batch_size=args.batch)
+    load_s = time.perf_counter() - start
+    rules_x = OfflineExtractor(known)
+    rows = [
+        timed("spacy (batched)", texts, lambda ts: spacy_x.extract_batch(ts)),
+        timed("spacy (one at a time)", texts, lambda ts: [spacy_x.extract(t) for t in ts]),
+        timed("rules", texts, lambda ts: [rules_x.extract(t) for t in ts]),
+    ]
+    print(f"spaCy model {spacy_x.model} loaded in {load_s:.2f} s")
+    print(f"{'extractor':24} {'docs/s':>8} {'ms/doc':>8} {'named':>6} {'common':>7} {'typed':>6} {'co_occ':>7}")
+    for r in rows:
+        print(f"{r['extractor']:24} {r['docs_per_s']:8.1f} {r['ms_per_doc']:8.2f} {r['named_entities']:6.1f} "
+              f"{r['common_entities']:7.1f} {r['typed_relations']:6.1f} {r['co_occurs']:7.1f}")
+    ratio = rows[0]["ms_per_doc"] / rows[2]["ms_per_doc"]
+    print(f"spacy (batched) / rules time per doc: {ratio:.1f}x")
+    summary = {"docs": n, "batch": args.batch, "model_load_s": load_s, "spacy_over_rules": ratio, "rows": rows}
+    if args.json:
+        args.json.write_text(json.dumps(summary, indent=2), encoding="utf-8")
+    print(json.dumps(summary))
+
+
+if __name__ == "__main__":
+    main()
