@@ -230,13 +230,13 @@ class _Sentence:
         for key in subject_keys:
             for obj in objects:
                 self.relate(key, self.entity(obj), lemma, [phrase, *numbers])
-                for name in self.named_modifiers(obj):
-                    self.relate(key, name, lemma, [phrase, obj.lower_, *numbers])
+                for modifier in self.named_modifiers(obj):
+                    self.relate(key, modifier, lemma, [phrase, obj.lower_, *numbers])
             for prep, obj in preps:
                 words = [f"{phrase} {prep.lower_}", *numbers]
                 self.relate(key, self.entity(obj), f"{lemma}_{slug(prep.lower_)}", words)
-                for name in self.named_modifiers(obj):
-                    self.relate(key, name, f"{lemma}_{slug(prep.lower_)}", [*words, obj.lower_])
+                for modifier in self.named_modifiers(obj):
+                    self.relate(key, modifier, f"{lemma}_{slug(prep.lower_)}", [*words, obj.lower_])
 
     def named_modifiers(self, noun: Token) -> list[str]:
         """Named entities modifying a common noun ("the Kestrel account", "the Oslo sales team")."""
