@@ -3,6 +3,7 @@
     python -m bench.extract --quick     # 120 texts
     python -m bench.extract             # 1,000 texts
     python -m bench.extract --docs 500 --batch 32 --json out.json
+    python -m bench.extract --words 80  # texts of >= 80 words (consecutive pool texts joined), like meeting notes
 
 Texts: the paragraphs of the CRM demo documents (``ontology/crm/docs``, read as ``docs add`` reads them) and
 two dozen short business notes written for this benchmark (below), repeated in order up to ``--docs``. Each
@@ -138,11 +139,20 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--quick", action="store_true", help="120 texts instead of 1,000")
     parser.add_argument("--docs", type=int, help="number of texts (overrides --quick)")
     parser.add_argument("--batch", type=int, default=64, help="texts per nlp.pipe batch (extractor.spacy_batch)")
+    parser.add_argument("--words", type=int, default=0, help="join consecutive texts until each has this many words")
     parser.add_argument("--json", type=Path, help="also write the rows to this file")
     args = parser.parse_args(argv)
     n = args.docs or (120 if args.quick else 1000)
     pool = demo_paragraphs() + NOTES
-    texts = [pool[i % len(pool)] for i in range(n)]
+    texts: list[str] = []
+    i = 0
+    while len(texts) < n:
+        parts = [pool[i % len(pool)]]
+        i += 1
+        while sum(len(p.split()) for p in parts) < args.words:
+            parts.append(pool[i % len(pool)])
+            i += 1
+        texts.append("\n\n".join(parts))
     known = demo_known()
     words = sum(len(t.split()) for t in texts) / len(texts)
     print(f"{n} texts ({len(pool)} distinct, {words:.0f} words on average), {len(known)} known entities, "
@@ -164,7 +174,8 @@ def main(argv: Sequence[str] | None = None) -> None:
               f"{r['common_entities']:7.1f} {r['typed_relations']:6.1f} {r['co_occurs']:7.1f}")
     ratio = rows[0]["ms_per_doc"] / rows[2]["ms_per_doc"]
     print(f"spacy (batched) / rules time per doc: {ratio:.1f}x")
-    summary = {"docs": n, "batch": args.batch, "model_load_s": load_s, "spacy_over_rules": ratio, "rows": rows}
+    summary = {"docs": n, "words_per_doc": words, "batch": args.batch, "model_load_s": load_s}
+    summary.update({"spacy_over_rules": ratio, "rows": rows})
     if args.json:
         args.json.write_text(json.dumps(summary, indent=2), encoding="utf-8")
     print(json.dumps(summary))
