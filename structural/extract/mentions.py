@@ -5,7 +5,8 @@ which entity a pronoun stands for.
   preferred label, type and IRI, its other labels as aliases.
 * **NER spans**: new names, typed by :func:`ner_type`; numeric and temporal labels (dates, money, ...) are not
   entities (the relation patterns keep them as keywords).
-* **Proper nouns** the NER left out (runs of ``PROPN`` tokens): named, type ``concept``.
+* **Proper nouns** the NER left out (runs of ``PROPN`` tokens): named, type ``concept``; a run modifying a
+  name the NER found (a title: "Dr." in "Dr. Helen Achebe") is left out when it is one word.
 * **Common noun phrases** (the compounds and adjectives of a noun, without determiners and possessors, at
   most four words): ``named=False``; the knowledge base keeps them only when they recur across chunks.
 
@@ -324,7 +325,10 @@ def _proper_nouns(graph: ChunkGraph, sentence_of: list[str]) -> None:
         if run:
             name = doc[run[0].i : run[-1].i + 1].text
             key = normalise_name(name)
-            if len(key) >= 2 and any(c.isalpha() for c in key):
+            head = run[-1].head  # a single word right before a name the NER found modifying it is a title ("Dr.")
+            after = graph.token_key[run[0].i + 1] if run[0].i + 1 < len(doc) else None
+            title = len(run) == 1 and after is not None and graph.token_key[head.i] == after
+            if not title and len(key) >= 2 and any(c.isalpha() for c in key):
                 draft = Draft(name, GENERIC_TYPE, RANK_NONE, True, sentence_of[run[0].i],
                               plural=run[-1].tag_ == "NNPS")
                 graph.add(key, run, draft)

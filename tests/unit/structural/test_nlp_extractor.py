@@ -280,3 +280,8 @@ def test_ner_and_class_types_map_onto_the_domain() -> None:
     assert class_type("key customer", "customer", ["Company", "Customer"]) == "Customer"
     assert class_type("sales representative", "representative", ["Sales representative"]) == "Sales representative"
     assert class_type("craft beer producer", "producer", ["Company"]) is None
+
+
+def test_a_title_before_a_name_is_not_an_entity(extractor: SpacyExtractor) -> None:
+    found = run(extractor, "Dr. Ines Moreau approved the expansion budget.")
+    assert names(found) == {"Ines Moreau"}
