@@ -176,7 +176,6 @@ class ChunkGraph:
         self.mentions: list[Mention] = []
         self.token_key: list[str | None] = [None] * len(doc)
         self.relations: dict[tuple[str, str, str], _Relation] = {}
-        self._sent_index = {s.start: i for i, s in enumerate(doc.sents)}
         self._sent_of = [0] * len(doc)
         for i, s in enumerate(doc.sents):
             for t in range(s.start, s.end):
