@@ -115,6 +115,17 @@ class ExactIndex(SavedIndex):
         with self._lock:
             return list(self._ids), self._cols[:, : len(self._ids)].T.copy()
 
+    def get(self, ids: Sequence[str]) -> tuple[list[str], Vector]:
+        ids = id_list(ids)
+        with self._lock:
+            found = [i for i in dict.fromkeys(ids) if i in self._row]
+            where = np.fromiter((self._row[i] for i in found), dtype=np.int64, count=len(found))
+            return found, np.ascontiguousarray(self._cols.take(where, axis=1).T)
+
+    def ids(self) -> list[str]:
+        with self._lock:
+            return list(self._ids)
+
     def _write_data(self, target: Path) -> dict[str, Any]:
         matrix = self._cols[:, : len(self._ids)].T
         write_atomic(target, lambda f: np.save(f, matrix, allow_pickle=False))

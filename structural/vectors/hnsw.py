@@ -130,6 +130,19 @@ class HnswIndex(SavedIndex):
             keys = [self._key[i] for i in ids]
             return ids, np.asarray(self._graph.get_items(keys, return_type="numpy"), dtype=np.float32)
 
+    def get(self, ids: Sequence[str]) -> tuple[list[str], Vector]:
+        ids = id_list(ids)
+        with self._lock:
+            found = [i for i in dict.fromkeys(ids) if i in self._key]
+            if not found:
+                return [], np.zeros((0, self._dim), dtype=np.float32)
+            rows = self._graph.get_items([self._key[i] for i in found], return_type="numpy")
+            return found, np.ascontiguousarray(rows, dtype=np.float32)
+
+    def ids(self) -> list[str]:
+        with self._lock:
+            return list(self._key)
+
     def _write_data(self, target: Path) -> dict[str, Any]:
         try:
             self._graph.save_index(str(target))

@@ -31,6 +31,9 @@ RELATIONSHIP = "()-[n:{target} {{id: {id}}}]->()"
 SET_VECTORS = "UNWIND $rows AS r MATCH {element} SET n.{prop} = {value}"
 REMOVE_VECTORS = "UNWIND $ids AS i MATCH {element} SET n.{prop} = null"
 MISSING = "UNWIND $ids AS i OPTIONAL MATCH {element} WITH i, count(n) AS c WHERE c = 0 RETURN i"
+GET_VECTORS = "UNWIND $ids AS i MATCH {element} WHERE n.{prop} IS NOT NULL RETURN n.id, n.{prop}"
+NODE_IDS = "MATCH (n:{target}) WHERE n.{prop} IS NOT NULL RETURN n.id"
+RELATIONSHIP_IDS = "MATCH ()-[n:{target}]->() WHERE n.{prop} IS NOT NULL RETURN n.id"
 COUNT_NODES = "MATCH (n:{target}) WHERE n.{prop} IS NOT NULL RETURN count(n)"
 COUNT_RELATIONSHIPS = "MATCH ()-[n:{target}]->() WHERE n.{prop} IS NOT NULL RETURN count(n)"
 
@@ -66,6 +69,9 @@ class NativeVectorIndex:
         )
         self._remove = REMOVE_VECTORS.format(element=pattern.format(target=self._target, id="i"), prop=VECTOR_PROPERTY)
         self._missing = MISSING.format(element=pattern.format(target=self._target, id="i"))
+        self._get = GET_VECTORS.format(element=pattern.format(target=self._target, id="i"), prop=VECTOR_PROPERTY)
+        all_ids = RELATIONSHIP_IDS if self._relationship else NODE_IDS
+        self._ids = all_ids.format(target=self._target, prop=VECTOR_PROPERTY)
         count = COUNT_RELATIONSHIPS if self._relationship else COUNT_NODES
         self._count = count.format(target=self._target, prop=VECTOR_PROPERTY)
         self._search = self._dialect.vector_query(self._target, relationship=self._relationship)
@@ -133,6 +139,21 @@ class NativeVectorIndex:
             key=lambda h: -h.score,
         )
         return hits[: int(k)]
+
+    def get(self, ids: Sequence[str]) -> tuple[list[str], Vector]:
+        """One query per 500 ids; the rows are re-normalised (the database keeps them as float32 or float64)."""
+        wanted = list(dict.fromkeys(id_list(ids)))
+        stored: dict[str, list[float]] = {}
+        for batch in batches(wanted):
+            stored.update((str(i), v) for i, v in self._graph.rows(self._get, {"ids": list(batch)}) if v is not None)
+        found = [i for i in wanted if i in stored]
+        if not found:
+            return [], np.zeros((0, self._dim), dtype=np.float32)
+        rows = np.asarray([stored[i] for i in found], dtype=np.float32)
+        return found, (rows / np.linalg.norm(rows, axis=1, keepdims=True)).astype(np.float32, copy=False)
+
+    def ids(self) -> list[str]:
+        return [str(r[0]) for r in self._graph.rows(self._ids)]
 
     def save(self) -> None:
         return None

@@ -83,6 +83,14 @@ class TieredIndex:
         with self._lock:
             return self._active.items()
 
+    def get(self, ids: Sequence[str]) -> tuple[list[str], Vector]:
+        with self._lock:
+            return self._active.get(ids)
+
+    def ids(self) -> list[str]:
+        with self._lock:
+            return self._active.ids()
+
     def save(self) -> None:
         if self._path is None:
             return

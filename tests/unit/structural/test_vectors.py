@@ -436,3 +436,57 @@ def test_native_backend_is_the_index_or_callable_the_caller_passes() -> None:
 def test_factory_rejects_a_bad_dimension() -> None:
     with pytest.raises(InvalidInput, match="dimension"):
         make_vector_index(VectorConfig(), 0, None)
+
+
+# --------------------------------------------------------------------------------------------- get and ids
+
+
+def test_get_returns_the_stored_unit_rows_of_the_held_ids_in_the_order_asked(make: Factory, tmp_path: Path) -> None:
+    rows = random_rows(30)
+    index = make(tmp_path)
+    index.upsert([f"v{i}" for i in range(30)], rows * 4.0)
+    index.remove(["v5"])
+    index.upsert(["v7"], -rows[7:8])
+    for opened in (index, _saved_and_reopened(index, make, tmp_path)):
+        found, matrix = opened.get(["v9", "v5", "nope", "v7", "v0", "v9"])
+        assert found == ["v9", "v7", "v0"]
+        assert matrix.dtype == np.float32
+        assert matrix.shape == (3, DIM)
+        np.testing.assert_allclose(matrix, np.stack([rows[9], -rows[7], rows[0]]), atol=1e-6)
+        assert sorted(opened.ids()) == sorted(f"v{i}" for i in range(30) if i != 5)
+
+
+def _saved_and_reopened(index: VectorIndex, make: Factory, path: Path) -> VectorIndex:
+    index.save()
+    return make(path)
+
+
+def test_get_of_nothing_held_is_an_empty_matrix_of_the_index_dimension(make: Factory) -> None:
+    index = make(None)
+    assert index.ids() == []
+    found, matrix = index.get(["a"])
+    assert (found, matrix.shape, matrix.dtype) == ([], (0, DIM), np.float32)
+    index.upsert(["a"], random_rows(1))
+    found, matrix = index.get([])
+    assert (found, matrix.shape) == ([], (0, DIM))
+    with pytest.raises(InvalidInput, match="not one string"):
+        index.get("a")
+
+
+def test_get_agrees_with_search_after_many_replacements_and_removals(make: Factory) -> None:
+    rng = np.random.default_rng(11)
+    index, truth = make(None), dict[str, np.ndarray]()
+    for step in range(60):
+        ids = [f"v{i}" for i in rng.choice(80, size=int(rng.integers(1, 10)), replace=False)]
+        if step % 4 == 3:
+            index.remove(ids)
+            for i in ids:
+                truth.pop(i, None)
+        else:
+            rows = unit(rng.standard_normal((len(ids), DIM)))
+            index.upsert(ids, rows)
+            truth.update(zip(ids, rows, strict=True))
+    assert sorted(index.ids()) == sorted(truth)
+    found, matrix = index.get(list(truth))
+    assert found == list(truth)
+    np.testing.assert_allclose(matrix, np.stack(list(truth.values())), atol=1e-6)
