@@ -8,10 +8,13 @@ attention at epoch ``E`` is
 
 so every feedback call moves every edge a share ``decay`` back toward 1 without touching it: a call writes only
 the edges it changes. :meth:`FeedbackLoop.apply` bumps the epoch to ``E + 1`` and, for every scored node ``n`` and
-every RELATED edge stored as leaving ``n``, sets ``w_attn = clip(w_attn_eff(E + 1) * (1 + score), w_min, w_max)``
-and ``attn_epoch = E + 1``, in one batched upsert. The epoch is written first: a failure before the edges are
-written costs one extra decay step, never a weight ahead of its epoch. Retrieval
-(:mod:`hybridkg.structural.retrieval.ego`) reads the same formula.
+every RELATED edge leaving ``n``, sets ``w_attn = clip(w_attn_eff(E + 1) * (1 + score), w_min, w_max)`` and
+``attn_epoch = E + 1``, in one batched upsert. An edge leaves the node it is stored from; an edge of a symmetric
+type (:data:`~hybridkg.structural.texts.SYMMETRIC_TYPES`: ``co_occurs``, ``related_to``, stored with the
+smaller id as source) leaves both its ends, so feedback on a node reaches all of its symmetric edges whichever
+end it was stored at, and an edge between two scored nodes takes both factors ``(1 + score)``. The epoch is
+written first: a failure before the edges are written costs one extra decay step, never a weight ahead of its
+epoch. Retrieval (:mod:`hybridkg.structural.retrieval.ego`) reads the same formula.
 """
 
 from __future__ import annotations
@@ -24,8 +27,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from hybridkg.errors import InvalidInput, NotFound
-from hybridkg.structural.base import ENTITY, RELATED, EdgeRow, GraphStore
+from hybridkg.structural.base import ENTITY, RELATED, Edge, EdgeRow, GraphStore
 from hybridkg.structural.settings import FeedbackConfig
+from hybridkg.structural.texts import SYMMETRIC_TYPES
 
 META = "Meta"
 FEEDBACK_META_ID = "meta:feedback"
@@ -63,6 +67,15 @@ def effective_attention(props: Mapping[str, Any], epoch_now: int, decay: float) 
     return 1.0 + (w_attn - 1.0) * (1.0 - decay) ** steps
 
 
+def _factor(edge: Edge, scores: Mapping[str, float]) -> float | None:
+    """The product of ``1 + score`` over the scored ends the edge leaves; ``None`` when it leaves none."""
+    at_src = scores.get(edge.src)
+    at_dst = scores.get(edge.dst) if edge.props.get("type") in SYMMETRIC_TYPES and edge.dst != edge.src else None
+    if at_src is None and at_dst is None:
+        return None
+    return (1.0 + (at_src or 0.0)) * (1.0 + (at_dst or 0.0))
+
+
 class FeedbackLoop:
     """Applies attention feedback to a graph; one batched edge upsert per call."""
 
@@ -74,7 +87,8 @@ class FeedbackLoop:
         self._lock = threading.Lock()
 
     def apply(self, scores: Mapping[str, float]) -> FeedbackResult:
-        """Reweight the RELATED edges leaving each scored node by ``1 + score``; see the module docstring.
+        """Reweight the RELATED edges leaving each scored node (for symmetric types: every edge incident to it)
+        by ``1 + score``; see the module docstring.
 
         Raises :class:`InvalidInput` for a score that is not a finite number in ``(-1, max_score]`` (and
         ``>= -max_score``) and :class:`NotFound` naming node ids that are not entities; nothing is written then.
@@ -91,10 +105,10 @@ class FeedbackLoop:
             cfg = self._config
             rows: list[EdgeRow] = []
             for edge in sub.edges:
-                score = checked.get(edge.src)
-                if score is None:
+                factor = _factor(edge, checked)
+                if factor is None:
                     continue
-                w = effective_attention(edge.props, epoch, cfg.decay) * (1.0 + score)
+                w = effective_attention(edge.props, epoch, cfg.decay) * factor
                 props = {"w_attn": min(max(w, cfg.w_min), cfg.w_max), "attn_epoch": epoch}
                 rows.append(EdgeRow(edge.id, edge.src, edge.dst, ENTITY, ENTITY, props))
             self._write_epoch(epoch)

@@ -44,6 +44,52 @@ def test_feedback_multiplies_only_the_edges_leaving_the_node(graph: InMemoryGrap
     assert read_epoch(graph) == 1
 
 
+SYMMETRIC = {  # stored with the smaller id as source: "a" < "m" < "z"
+    "s_src": ("a", "m", "co_occurs"),
+    "s_dst": ("m", "z", "related_to"),
+    "d_in": ("a", "m", "works_for"),
+    "d_out": ("m", "z", "works_for"),
+}
+
+
+@pytest.fixture
+def mixed() -> InMemoryGraphStore:
+    g = InMemoryGraphStore()
+    add_entities(g, [{"id": f"ent:{x}", "name": x} for x in ("a", "m", "z")])
+    add_relations(g, [(f"rel:{r}", f"ent:{s}", f"ent:{d}", {"type": t}) for r, (s, d, t) in SYMMETRIC.items()])
+    return g
+
+
+def attention(graph: InMemoryGraphStore) -> dict[str, float]:
+    edges = graph.edges(RELATED, [f"rel:{r}" for r in SYMMETRIC])
+    return {e.id.removeprefix("rel:"): e.props.get("w_attn", 1.0) for e in edges}
+
+
+@pytest.mark.parametrize(
+    ("node", "expected"),
+    [
+        # "m" is the stored target of s_src and the stored source of s_dst: both symmetric edges move; of the
+        # directed ones only the edge leaving it
+        ("m", {"s_src": 1.5, "s_dst": 1.5, "d_in": 1.0, "d_out": 1.5}),
+        ("a", {"s_src": 1.5, "s_dst": 1.0, "d_in": 1.5, "d_out": 1.0}),  # a stored source only
+        ("z", {"s_src": 1.0, "s_dst": 1.5, "d_in": 1.0, "d_out": 1.0}),  # a stored target only
+    ],
+)
+def test_feedback_reaches_symmetric_edges_at_either_stored_end(
+    mixed: InMemoryGraphStore, node: str, expected: dict[str, float]
+) -> None:
+    result = FeedbackLoop(mixed, CFG).apply({f"ent:{node}": 0.5})
+    assert attention(mixed) == pytest.approx(expected)
+    assert result.edges_updated == sum(1 for w in expected.values() if w != 1.0)
+
+
+def test_a_symmetric_edge_between_two_scored_nodes_takes_both_factors(mixed: InMemoryGraphStore) -> None:
+    FeedbackLoop(mixed, CFG).apply({"ent:a": 0.5, "ent:m": -0.5})
+    after = attention(mixed)
+    assert after["s_src"] == pytest.approx(1.5 * 0.5)
+    assert after["d_in"] == pytest.approx(1.5)  # directed: only its source's score
+
+
 def test_weights_are_clipped_to_the_band(graph: InMemoryGraphStore) -> None:
     loop = FeedbackLoop(graph, CFG)
     loop.apply({"ent:n": 9.0})
