@@ -1,21 +1,14 @@
-"""What every in-process vector index shares: input checks, unit normalisation and crash-safe files.
-
-An index directory holds one JSON manifest per index kind (``exact.json``, ``hnsw.json``) naming the data
-file it goes with (``exact-<generation>.npy``, ...). A save writes the new data file under a fresh name,
-then atomically replaces the manifest, then deletes data files no manifest names: a crash at any point
-leaves the previous or the new state, never a mix.
-"""
+"""What every in-process vector index shares: input checks, unit normalisation, and the file operations
+that :mod:`.saved` builds crash-safe saving from (manifests, atomic writes, stale-file removal)."""
 
 from __future__ import annotations
 
 import json
 import os
 import tempfile
-import threading
-import uuid
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import IO, Any, ClassVar
+from typing import IO, Any
 
 import numpy as np
 
@@ -102,8 +95,11 @@ def corrupt(path: Path, detail: str) -> HybridKGError:
     )
 
 
-def read_manifest(path: Path, name: str, kind: str, version: int) -> dict[str, Any] | None:
-    """The manifest ``name`` in ``path``, or ``None`` when the index was never saved there."""
+def read_manifest(
+    path: Path, name: str, kind: str, version: int, *, older: Sequence[int] = ()
+) -> dict[str, Any] | None:
+    """The manifest ``name`` in ``path`` (format ``version`` or one of the ``older`` ones this build still reads), or
+    ``None`` when the index was never saved there."""
     file = path / name
     try:
         raw = file.read_bytes()
@@ -117,7 +113,7 @@ def read_manifest(path: Path, name: str, kind: str, version: int) -> dict[str, A
         raise corrupt(path, f"{name} is not valid JSON") from e
     if not isinstance(manifest, dict) or manifest.get("kind") != kind:
         raise corrupt(path, f"{name} is not a {kind} index manifest")
-    if manifest.get("version") != version:
+    if manifest.get("version") != version and manifest.get("version") not in older:
         raise corrupt(path, f"{name} has format version {manifest.get('version')!r}; this build reads {version}")
     return manifest
 
@@ -146,10 +142,6 @@ def data_file(path: Path, manifest: dict[str, Any], name: str) -> Path:
     return file
 
 
-def new_data_name(prefix: str, suffix: str) -> str:
-    return f"{prefix}-{uuid.uuid4().hex[:16]}{suffix}"
-
-
 def write_atomic(target: Path, write: Callable[[IO[bytes]], None]) -> None:
     """Write ``target`` through a temporary file in the same directory, fsync it and rename it into place."""
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -163,7 +155,7 @@ def write_atomic(target: Path, write: Callable[[IO[bytes]], None]) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
-    _fsync_dir(target.parent)
+    fsync_dir(target.parent)
 
 
 def write_manifest(path: Path, name: str, manifest: dict[str, Any]) -> None:
@@ -182,13 +174,14 @@ def remove_stale(path: Path, prefix: str, suffix: str, keep: str) -> None:
             file.unlink(missing_ok=True)
 
 
-def erase_saved(path: Path, manifest: str, prefix: str, suffix: str) -> None:
-    """Delete an index kind's manifest and data files from ``path``."""
+def erase_saved(path: Path, manifest: str, prefix: str, *suffixes: str) -> None:
+    """Delete an index kind's manifest and data files (each of ``suffixes``) from ``path``."""
     (path / manifest).unlink(missing_ok=True)
-    remove_stale(path, prefix, suffix, keep="")
+    for suffix in suffixes:
+        remove_stale(path, prefix, suffix, keep="")
 
 
-def _fsync_dir(path: Path) -> None:
+def fsync_dir(path: Path) -> None:
     if os.name != "posix":
         return
     fd = os.open(path, os.O_RDONLY)
@@ -196,68 +189,3 @@ def _fsync_dir(path: Path) -> None:
         os.fsync(fd)
     finally:
         os.close(fd)
-
-
-
-class SavedIndex:
-    """What the exact and the HNSW index share: the dimension, membership by id, one lock, and saving as a
-    data file named in a manifest (data first, then the manifest, then the stale data files go).
-
-    Subclasses set the class attributes, keep their ids in the mapping :meth:`_members` returns, and write
-    their data in :meth:`_write_data`."""
-
-    MANIFEST: ClassVar[str]
-    KIND: ClassVar[str]
-    VERSION: ClassVar[int]
-    PREFIX: ClassVar[str]  # data files are PREFIX-<random>SUFFIX
-    SUFFIX: ClassVar[str]
-
-    def __init__(self, dim: int, path: Path | None, fresh: bool) -> None:
-        self._dim = check_dim(dim)
-        self._path = Path(path) if path is not None else None
-        self._lock = threading.RLock()
-        self._dirty = fresh
-
-    @property
-    def dim(self) -> int:
-        return self._dim
-
-    def _members(self) -> Mapping[str, object]:
-        raise NotImplementedError
-
-    def __len__(self) -> int:
-        return len(self._members())
-
-    def __contains__(self, id_: object) -> bool:
-        return id_ in self._members()
-
-    def _write_data(self, target: Path) -> dict[str, Any]:
-        """Write the data file ``target`` durably; return the manifest entries it needs besides the common ones."""
-        raise NotImplementedError
-
-    def save(self) -> None:
-        if self._path is None:
-            return
-        with self._lock:
-            if not self._dirty:
-                return
-            self._path.mkdir(parents=True, exist_ok=True)
-            data_name = new_data_name(self.PREFIX, self.SUFFIX)
-            target = self._path / data_name
-            extra = self._write_data(target)
-            manifest = {
-                "kind": self.KIND,
-                "version": self.VERSION,
-                "dim": self._dim,
-                "data": data_name,
-                "bytes": target.stat().st_size,
-                **extra,
-            }
-            write_manifest(self._path, self.MANIFEST, manifest)
-            remove_stale(self._path, self.PREFIX, self.SUFFIX, keep=data_name)
-            self._dirty = False
-
-    @classmethod
-    def discard(cls, path: Path) -> None:
-        """Delete an index of this kind saved in ``path`` (other files there are left alone)."""
-        erase_saved(path, cls.MANIFEST, cls.PREFIX, cls.SUFFIX)

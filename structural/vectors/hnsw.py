@@ -6,7 +6,8 @@ numbers in bench/RESULTS.md): same recall, the fastest single-query latency and 
 String ids map to integer labels that are never reused: replacing a vector updates its graph node in place;
 removing one marks the node deleted (it keeps routing searches but is never returned) and a later insert
 takes over its slot, so a removed id cannot come back with a stale vector. Saved as ``hnsw.json`` (id ->
-label map, parameters, graph file name) + ``hnsw-<generation>.bin`` (see :mod:`.common`).
+label map, parameters, file names) + a snapshot of the graph ``hnsw-<generation>.bin`` + its delta log (see
+:mod:`.saved`); replaying the log inserts its vectors again and marks its removals deleted.
 """
 
 from __future__ import annotations
@@ -20,21 +21,12 @@ import numpy as np
 
 from hybridkg.errors import BackendUnavailable, InvalidInput
 from hybridkg.structural.base import Vector, VectorHit
-from hybridkg.structural.vectors.common import (
-    SavedIndex,
-    corrupt,
-    data_file,
-    hit,
-    id_list,
-    read_manifest,
-    stored_dim,
-    unit_query,
-    unit_rows,
-)
+from hybridkg.structural.vectors.common import corrupt, hit, id_list, unit_query
+from hybridkg.structural.vectors.saved import SavedIndex
 
 MANIFEST = "hnsw.json"
 KIND = "hybridkg-hnsw"
-VERSION = 1
+VERSION = 2  # 1: no delta log
 INITIAL_CAPACITY = 1_024
 PARALLEL_ADD = 512  # batches at least this large are inserted on every core
 
@@ -51,6 +43,10 @@ class HnswIndex(SavedIndex):
     """HNSW cosine search; ``m`` and ``ef_construction`` are fixed when the graph is created, ``ef_search`` is not."""
 
     MANIFEST, KIND, VERSION, PREFIX, SUFFIX = MANIFEST, KIND, VERSION, "hnsw", ".bin"
+    OLDER_VERSIONS = (1,)
+    # opening replays the log by inserting its vectors into the graph again, which is much slower per vector
+    # than reading the snapshot: keep the log short
+    COMPACT_FRACTION = 0.1
 
     def __init__(
         self,
@@ -61,52 +57,48 @@ class HnswIndex(SavedIndex):
         ef_construction: int = 200,
         ef_search: int = 128,
         fresh: bool = False,
+        compact_fraction: float | None = None,
     ) -> None:
-        """Open the index saved in ``path`` (none yet: empty); ``fresh`` ignores it and the next save replaces it."""
+        """Open the index saved in ``path`` (none yet: empty); ``fresh`` ignores it and the next save replaces it.
+        ``compact_fraction``: see :mod:`.saved` (0 writes a full snapshot on every save)."""
         if m < 2 or ef_construction < 1 or ef_search < 1:
             raise InvalidInput(f"bad HNSW parameters m={m}, ef_construction={ef_construction}, ef_search={ef_search}")
-        super().__init__(dim, path, fresh)
+        super().__init__(dim, path, fresh, compact_fraction)
         self._m, self._ef_construction, self.ef_search = m, ef_construction, ef_search
         self._lib = _hnswlib()
         self._key: dict[str, int] = {}
         self._id: dict[int, str] = {}
         self._next_key = 0
         self._graph = self._empty_graph(INITIAL_CAPACITY)
-        if self._path is not None and not fresh:
-            self._load(self._path)
+        self._open()
 
     def _members(self) -> dict[str, int]:
         return self._key
 
-    def upsert(self, ids: Sequence[str], vectors: Vector) -> None:
-        ids, rows = unit_rows(ids, vectors, self._dim)
-        if not ids:
-            return
-        with self._lock:
-            old = np.fromiter((i in self._key for i in ids), dtype=bool, count=len(ids))
-            if old.any():
-                keys = np.fromiter((self._key[i] for i in ids if i in self._key), dtype=np.int64)
-                self._graph.add_items(rows[old], keys, num_threads=self._threads(len(keys)))
-            new = [i for i, o in zip(ids, old.tolist(), strict=True) if not o]
-            if new:
-                keys = np.arange(self._next_key, self._next_key + len(new), dtype=np.int64)
-                self._reserve(len(new))
-                self._graph.add_items(rows[~old], keys, num_threads=self._threads(len(new)), replace_deleted=True)
-                self._next_key += len(new)
-                for id_, key in zip(new, keys.tolist(), strict=True):
-                    self._key[id_], self._id[key] = key, id_
-            self._dirty = True
+    def _put(self, ids: list[str], rows: Vector) -> None:
+        old = np.fromiter((i in self._key for i in ids), dtype=bool, count=len(ids))
+        if old.any():
+            keys = np.fromiter((self._key[i] for i in ids if i in self._key), dtype=np.int64)
+            self._graph.add_items(rows[old], keys, num_threads=self._threads(len(keys)))
+        new = [i for i, o in zip(ids, old.tolist(), strict=True) if not o]
+        if new:
+            keys = np.arange(self._next_key, self._next_key + len(new), dtype=np.int64)
+            self._reserve(len(new))
+            self._graph.add_items(rows[~old], keys, num_threads=self._threads(len(new)), replace_deleted=True)
+            self._next_key += len(new)
+            for id_, key in zip(new, keys.tolist(), strict=True):
+                self._key[id_], self._id[key] = key, id_
 
-    def remove(self, ids: Sequence[str]) -> None:
-        ids = id_list(ids)
-        with self._lock:
-            for id_ in ids:
-                key = self._key.pop(id_, None)
-                if key is None:
-                    continue
-                del self._id[key]
-                self._graph.mark_deleted(key)
-                self._dirty = True
+    def _drop(self, ids: Sequence[str]) -> list[str]:
+        gone = []
+        for id_ in ids:
+            key = self._key.pop(id_, None)
+            if key is None:
+                continue
+            del self._id[key]
+            self._graph.mark_deleted(key)
+            gone.append(id_)
+        return gone
 
     def search(self, query: Vector, k: int) -> list[VectorHit]:
         q = unit_query(query, self._dim, k)
@@ -184,11 +176,8 @@ class HnswIndex(SavedIndex):
         top = np.argsort(-sims, kind="stable")[:k]
         return [hit(ids[r], sims[r]) for r in top.tolist()]
 
-    def _load(self, path: Path) -> None:
-        manifest = read_manifest(path, MANIFEST, KIND, VERSION)
-        if manifest is None:
-            return
-        stored_dim(path, manifest, MANIFEST, self._dim)
+    def _load_snapshot(self, manifest: dict[str, Any], file: Path) -> None:
+        path = file.parent
         ids, keys = manifest.get("ids"), manifest.get("keys")
         m, efc, next_key = manifest.get("m"), manifest.get("ef_construction"), manifest.get("next_key")
         if (
@@ -206,7 +195,6 @@ class HnswIndex(SavedIndex):
         by_key = {v: i for i, v in key.items()}
         if len(key) != len(ids) or len(by_key) != len(ids) or any(x < 0 or x >= next_key for x in keys):
             raise corrupt(path, f"{MANIFEST} maps ids to labels inconsistently")
-        file = data_file(path, manifest, MANIFEST)
         graph = self._lib.Index(space="ip", dim=self._dim)
         try:
             graph.load_index(str(file), max_elements=0, allow_replace_deleted=True)
@@ -218,4 +206,3 @@ class HnswIndex(SavedIndex):
             raise corrupt(path, f"{MANIFEST} names labels the graph file {file.name} lacks")
         self._m, self._ef_construction = m, efc
         self._graph, self._key, self._id, self._next_key = graph, key, by_key, next_key
-

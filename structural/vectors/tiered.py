@@ -3,8 +3,9 @@
 An upsert that brings the index to ``threshold`` vectors moves every vector into a new HNSW graph; a
 removal that leaves fewer than ``threshold // 2`` moves them back into an exact matrix (the gap keeps an
 index hovering around the threshold from rebuilding on every call). Both kinds save into the same
-directory; ``tiered.json`` names the active one, and a save writes the active index, then that manifest,
-then deletes the other kind's files, so a crash leaves a complete old or new state. A directory written by
+directory; ``tiered.json`` names the active one, and a save writes the active index (a full snapshot after
+a move, else an append to its delta log), then that manifest, then deletes the other kind's files, so a
+crash leaves a complete old or new state. A directory written by
 the plain ``exact`` or ``hnsw`` backend opens too.
 """
 
@@ -39,7 +40,9 @@ class TieredIndex:
         m: int = 16,
         ef_construction: int = 200,
         ef_search: int = 128,
+        compact_fraction: float | None = None,
     ) -> None:
+        self._compact_fraction = compact_fraction
         self._dim = check_dim(dim)
         self._path = Path(path) if path is not None else None
         self._threshold = max(0, threshold)
@@ -103,6 +106,18 @@ class TieredIndex:
             (HnswIndex if self._tier == EXACT else ExactIndex).discard(self._path)
             self._moved = False
 
+    def compact(self) -> None:
+        """Save, writing the active index as a new snapshot with an empty log."""
+        with self._lock:
+            self._active.compact()
+            self.save()
+
+    def close(self) -> None:
+        """Save; compact the active index's log when it is long (see :mod:`.saved`)."""
+        with self._lock:
+            self._active.close()
+            self.save()
+
     def _rebalance(self) -> None:
         n = len(self._active)
         if self._tier == EXACT and n >= self._threshold:
@@ -119,7 +134,7 @@ class TieredIndex:
 
     def _open(self, tier: str, *, fresh: bool) -> ExactIndex | HnswIndex:
         if tier == EXACT:
-            return ExactIndex(self._dim, self._path, fresh=fresh)
+            return ExactIndex(self._dim, self._path, fresh=fresh, compact_fraction=self._compact_fraction)
         return HnswIndex(
             self._dim,
             self._path,
@@ -127,6 +142,7 @@ class TieredIndex:
             ef_construction=self._ef_construction,
             ef_search=self._ef_search,
             fresh=fresh,
+            compact_fraction=self._compact_fraction,
         )
 
     def _saved_tier(self) -> str:

@@ -217,12 +217,16 @@ def test_in_memory_index_writes_nothing(make: Factory, tmp_path: Path, monkeypat
     assert list(tmp_path.iterdir()) == []
 
 
-def test_saves_leave_only_the_current_files(tmp_path: Path) -> None:
-    index = HnswIndex(DIM, tmp_path)
+@pytest.mark.parametrize(("cls", "snapshot"), [(ExactIndex, ".npy"), (HnswIndex, ".bin")])
+def test_saves_leave_only_the_current_files(tmp_path: Path, cls: type, snapshot: str) -> None:
+    index = cls(DIM, tmp_path)
     for i in range(3):
         index.upsert([f"v{i}"], random_rows(1, seed=i))
         index.save()
-    assert sorted(p.suffix for p in tmp_path.iterdir()) == [".bin", ".json"]
+        index.compact()
+    index.upsert(["w"], random_rows(1, seed=9))
+    index.save()
+    assert sorted(p.suffix for p in tmp_path.iterdir()) == sorted([snapshot, ".json", ".log"])
 
 
 @pytest.mark.parametrize("manifest", ["exact.json", "hnsw.json"])
