@@ -169,6 +169,11 @@ class SavedIndex:
         """The size of the delta log (0 right after a compaction)."""
         return self._log_bytes
 
+    @property
+    def log_limit(self) -> float:
+        """The log size past which a save compacts instead of appending."""
+        return self._log_limit()
+
     @classmethod
     def discard(cls, path: Path) -> None:
         """Delete an index of this kind saved in ``path`` (other files there are left alone)."""
