@@ -4,6 +4,12 @@ See :mod:`.engine` for the modes and ``docs/retrieval.md`` for the formulas.
 """
 
 from hybridkg.structural.retrieval.engine import Retriever
-from hybridkg.structural.retrieval.results import ContextChunk, RetrievalResult, ScoredEntity, ScoredRelation
+from hybridkg.structural.retrieval.results import (
+    ContextChunk,
+    LinkedEntity,
+    RetrievalResult,
+    ScoredEntity,
+    ScoredRelation,
+)
 
-__all__ = ["ContextChunk", "RetrievalResult", "Retriever", "ScoredEntity", "ScoredRelation"]
+__all__ = ["ContextChunk", "LinkedEntity", "RetrievalResult", "Retriever", "ScoredEntity", "ScoredRelation"]

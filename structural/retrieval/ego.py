@@ -39,6 +39,7 @@ from hybridkg.structural.base import ENTITY, RELATED, Edge, GraphStore, Node, Sh
 from hybridkg.structural.feedback import effective_attention, number
 from hybridkg.structural.graphstore.limits import incident_lists
 from hybridkg.structural.retrieval.memo import BoundedMemo
+from hybridkg.structural.retrieval.propagate import FloatArray, damped_scores, normalised
 from hybridkg.structural.settings import RetrievalConfig
 
 EGO_PROPS = ("domain", "w_struct", "w_attn", "attn_epoch")
@@ -283,44 +284,63 @@ class EgoNetwork:
 
 
 class _Growth:
-    """The state of one G_q while it grows; several grow in lockstep so that each level is one graph call."""
+    """The state of one G_q while it grows; several grow in lockstep so that each level is one graph call.
 
-    def __init__(self, seeds: dict[str, float], extra_edges: Sequence[Edge]) -> None:
+    ``members`` maps each node of G_q to its gate score when it was admitted; ``edges`` holds the traversed
+    edges between members with their weights."""
+
+    def __init__(self, seeds: Mapping[str, float], extra_edges: Sequence[Edge], forced: Container[str]) -> None:
         self.seeds = seeds
         self.extra_edges = extra_edges
-        self.order = sorted(seeds, key=lambda s: (-seeds[s], s))
+        self.forced = forced
+        self.order = sorted(seeds, key=lambda s: (s not in forced, -seeds[s], s))
         self.members: dict[str, float] = {}
         self.frontier: list[str] = []
         self.edges: dict[str, tuple[Edge, float]] = {}
+        self.level = 0
 
     def admit_seeds(self, cache: GraphCache, theta: float, cap: int) -> None:
-        for s in self.order:
-            if len(self.members) < cap and cache.entity(s) is not None:
-                self.members[s] = self.seeds[s]
-        self.frontier = [s for s in self.members if self.seeds[s] >= theta]
+        admitted = [s for s in self.order if cache.entity(s) is not None][:cap]
+        top = max((self.seeds[s] for s in admitted), default=0.0)
+        self.members = {s: self.seeds[s] / top if top > 0 else 0.0 for s in admitted}
+        self.frontier = [s for s in admitted if self.members[s] >= theta or s in self.forced]
 
-    def step(self, cache: GraphCache, last: bool, theta: float, cap: int) -> None:
-        """Admit the next level from the (already expanded) frontier, highest p first, up to the cap."""
+    def step(self, cache: GraphCache, last: bool, theta: float, cap: int, damping: float) -> None:
+        """Admit the next level from the (already expanded) frontier, highest gate score first, up to the cap."""
         members = self.members
-        reached: dict[str, float] = {}
+        self.level += 1
+        reached: dict[str, None] = {}
         traversed: list[tuple[Edge, str, float]] = []
         for u in self.frontier:
             incident = cache.incident(u)
-            if not incident:
-                continue
             traversed.extend(incident)
-            w_sum = cache.total(u)
-            scale = members[u] / w_sum if w_sum > 0 else 0.0
-            for _, v, w in incident:
+            for _, v, _ in incident:
                 if v not in members:
-                    reached[v] = reached.get(v, 0.0) + w * scale
-        admitted = sorted(reached, key=lambda v: (-reached[v], v))[: cap - len(members)]
+                    reached[v] = None
+        ids = [*members, *reached]
+        known = dict(self.edges)
+        for e, _, w in traversed:
+            known.setdefault(e.id, (e, w))
+        gate = dict(zip(ids, self._gate(ids, known, damping).tolist(), strict=True))
+        admitted = sorted(reached, key=lambda v: (-gate[v], v))[: max(cap - len(members), 0)]
         for v in admitted:
-            members[v] = reached[v]
+            members[v] = gate[v]
         for e, v, w in traversed:
             if v in members:
                 self.edges[e.id] = (e, w)
-        self.frontier = [] if last else [v for v in admitted if reached[v] >= theta]
+        self.frontier = [] if last else [v for v in admitted if gate[v] >= theta]
+
+    def _gate(self, ids: Sequence[str], edges: Mapping[str, tuple[Edge, float]], damping: float) -> FloatArray:
+        """The propagation's iterate ``s_level / max`` over ``ids`` and ``edges`` (G_q as grown so far)."""
+        index = {n: i for i, n in enumerate(ids)}
+        pairs = [(index[e.src], index[e.dst], w) for e, w in edges.values() if e.src in index and e.dst in index]
+        src = np.fromiter((p[0] for p in pairs), dtype=np.intp, count=len(pairs))
+        dst = np.fromiter((p[1] for p in pairs), dtype=np.intp, count=len(pairs))
+        weights = np.fromiter((p[2] for p in pairs), dtype=np.float64, count=len(pairs))
+        seeds = self.seeds
+        weight = np.fromiter((seeds.get(i, 0.0) for i in ids), dtype=np.float64, count=len(ids))
+        s, _ = damped_scores(len(ids), src, dst, weights, weight, damping, 0.0, self.level)
+        return normalised(s)
 
     def finish(self, cache: GraphCache) -> EgoNetwork:
         members, edges = self.members, self.edges
@@ -338,13 +358,21 @@ class _Growth:
 
 
 def build_egos(
-    cache: GraphCache, runs: Sequence[tuple[dict[str, float], Sequence[Edge]]], config: RetrievalConfig
+    cache: GraphCache,
+    runs: Sequence[tuple[Mapping[str, float], Sequence[Edge]]],
+    config: RetrievalConfig,
+    forced: Container[str] = (),
 ) -> list[EgoNetwork]:
-    """Grow one G_q per ``(seeds, extra_edges)`` (seeds: id -> alpha; extra edges, global mode's relation hits,
-    join when both endpoints are in G_q). The runs grow in lockstep: one expansion call per level for all."""
+    """Grow one G_q per ``(seeds, extra_edges)`` (seeds: id -> seed weight; extra edges, global mode's relation
+    hits, join when both endpoints are in G_q). Seeds among ``forced`` (entities the query names) are admitted
+    first and expanded whatever their gate score. The runs grow in lockstep: one expansion call per level."""
     theta, cap = config.theta, config.max_ego_nodes
-    growths = [_Growth(seeds, extra) for seeds, extra in runs]
-    cache.expand([s for g in growths for s in g.order if g.seeds[s] >= theta])
+    growths = [_Growth(seeds, extra, forced) for seeds, extra in runs]
+    first: list[str] = []
+    for g in growths:
+        top = max(g.seeds.values(), default=0.0)
+        first.extend(s for s in g.order if s in forced or (top > 0 and g.seeds[s] / top >= theta))
+    cache.expand(first)
     cache.fetch(s for g in growths for s in g.order)
     for g in growths:
         g.admit_seeds(cache, theta, cap)
@@ -354,12 +382,16 @@ def build_egos(
             break
         cache.expand([u for g in active for u in g.frontier])
         for g in active:
-            g.step(cache, level == config.d_max, theta, cap)
+            g.step(cache, level == config.d_max, theta, cap, config.damping)
     return [g.finish(cache) for g in growths]
 
 
 def build_ego(
-    cache: GraphCache, seeds: dict[str, float], config: RetrievalConfig, extra_edges: Sequence[Edge] = ()
+    cache: GraphCache,
+    seeds: Mapping[str, float],
+    config: RetrievalConfig,
+    extra_edges: Sequence[Edge] = (),
+    forced: Container[str] = (),
 ) -> EgoNetwork:
     """G_q of one seed set (see :func:`build_egos`)."""
-    return build_egos(cache, [(seeds, extra_edges)], config)[0]
+    return build_egos(cache, [(seeds, extra_edges)], config, forced)[0]

@@ -4,6 +4,10 @@ Modes, as LightRAG users know them:
 
 * ``local``: entity-centred. Entity-index seeds -> ego network -> propagation -> fused entity scores.
 * ``global``: relation-centred. Relation-index hits; their endpoints are the seeds; relations lead the context.
+
+In the graph modes, the entities the query names (:mod:`.linking`, unless ``link_entities`` is off) are seeds
+too, ahead of the vector seeds, each weighted by its own ``alpha = max(cos(q, v), 0)`` and expanded whatever
+its gate score; ``RetrievalResult.linked`` lists them.
 * ``hybrid`` (default): local and global, merged by id keeping the higher score.
 * ``naive``: the chunk index alone, no graph.
 * ``mix``: hybrid plus the naive chunks.
@@ -17,7 +21,7 @@ from __future__ import annotations
 
 import numbers
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from tqdm import tqdm
@@ -41,8 +45,15 @@ from hybridkg.structural.retrieval.compress import (
 )
 from hybridkg.structural.retrieval.ego import AdjacencyMemo, GraphCache, build_egos, shared_adjacency
 from hybridkg.structural.retrieval.fusion import Evidence, alpha_weight_for, merge_runs, score_run
-from hybridkg.structural.retrieval.results import ContextChunk, RetrievalResult, ScoredEntity, ScoredRelation
-from hybridkg.structural.retrieval.vector import chunk_hits, embed_query, entity_seeds, relation_seeds
+from hybridkg.structural.retrieval.linking import EntityLinker
+from hybridkg.structural.retrieval.results import (
+    ContextChunk,
+    LinkedEntity,
+    RetrievalResult,
+    ScoredEntity,
+    ScoredRelation,
+)
+from hybridkg.structural.retrieval.vector import chunk_hits, embed_query, entity_alpha, entity_seeds, relation_seeds
 from hybridkg.structural.settings import FeedbackConfig, Mode, RetrievalConfig
 
 MAX_TOP_K = 1000
@@ -107,6 +118,17 @@ class Retriever:
         self._count = count_tokens or whitespace_tokens
         self._candidates = CandidateFactory()
         self._adjacency = AdjacencyMemo()
+        self._linker = EntityLinker(graph, config.link_max_edits)
+
+    def names_changed(self, added: Mapping[str, Sequence[str]], removed: Sequence[str]) -> None:
+        """Keep query entity linking current after a write: ``added`` maps each entity written to all its names
+        (the name first, then the aliases), ``removed`` lists the entities deleted. The knowledge base's writer
+        calls this after every write; it costs nothing before the first linked query."""
+        self._linker.names_changed(added, removed)
+
+    def link(self, query: str, domain: str | None = None) -> list[LinkedEntity]:
+        """The entities ``query`` names (see :mod:`.linking`), whether or not ``link_entities`` is on."""
+        return self._linker.link(query, domain)
 
     def forget_candidates(self) -> None:
         """Drop the memo of context candidates (texts, term ids, token counts); queries rebuild it as they go."""
@@ -117,6 +139,8 @@ class Retriever:
         edge list (the store sorts it) and its weights, as a query would on first touching the entity. Only
         for stores that keep their records in process (the mirror); returns the number of entities prepared
         (0 for other stores). Later writes invalidate per node, as usual."""
+        if self._config.link_entities:
+            self._linker.load()
         if not isinstance(self._graph, SharedRecords):
             return 0
         ids = self._graph.shared_ids(ENTITY)
@@ -176,14 +200,26 @@ class Retriever:
         cache = GraphCache(
             self._graph, read_epoch(self._graph), self._feedback.decay, domain, cfg.max_fanout, self._adjacency
         )
+        linked = self._linker.link(query, domain) if cfg.link_entities else []
+        known = entity_alpha(self._entities, q, [e.id for e in linked]) if linked else {}
+        named = {e.id: known.get(e.id, 0.0) for e in linked}
         grown: list[tuple[dict[str, float], dict[str, float], list[Edge]]] = []
         if mode in _LOCAL:
-            grown.append((entity_seeds(self._entities, cache, q, cfg.k), {}, []))
+            vector_seeds = entity_seeds(self._entities, cache, q, cfg.k)
+            known.update(vector_seeds)
+            grown.append(({**named, **vector_seeds}, {}, []))
         if mode in _GLOBAL:
-            grown.append(relation_seeds(self._relations, cache, q, cfg.k))
-        egos = build_egos(cache, [(seeds, hits) for seeds, _, hits in grown], cfg)
+            seeds, rel_alpha, hits = relation_seeds(self._relations, cache, q, cfg.k)
+            for i, w in named.items():
+                seeds[i] = max(seeds.get(i, 0.0), w)
+            grown.append((seeds, rel_alpha, hits))
+        egos = build_egos(cache, [(seeds, hits) for seeds, _, hits in grown], cfg, named)
+        missing = [i for i in dict.fromkeys(i for ego in egos for i in ego.ids) if i not in known]
+        alpha = {**known, **entity_alpha(self._entities, q, missing)}
+        result.linked = [e for e in linked if cache.entity(e.id) is not None]
         runs = [
-            score_run(ego, seeds, rel_alpha, a, cfg) for ego, (seeds, rel_alpha, _) in zip(egos, grown, strict=True)
+            score_run(ego, seeds, alpha, rel_alpha, a, cfg)
+            for ego, (seeds, rel_alpha, _) in zip(egos, grown, strict=True)
         ]
         evidence = merge_runs(runs)
         entity_order, relation_order = evidence.entity_order(), evidence.relation_order()

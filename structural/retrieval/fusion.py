@@ -1,6 +1,8 @@
 """Fusion of the vector level (alpha) and the graph level (beta) into one score per entity and per relation.
 
-For an entity ``v`` of G_q: ``score(v) = a * alpha(v) + (1 - a) * beta(v)`` (``alpha = 0`` off the seeds).
+For an entity ``v`` of G_q: ``score(v) = a * alpha(v) + (1 - a) * beta(v)`` with ``alpha(v) = max(cos(q, v), 0)``
+from ``v``'s stored vector, for every node of G_q (0 for an entity without a stored vector); ``beta`` is the
+propagation of the seeds' weights (:mod:`.propagate`).
 For a relation ``r = (u, v)`` of G_q: ``score(r) = a * alpha(r) + (1 - a) * (beta(u) + beta(v)) / 2`` where
 ``alpha(r)`` is ``max(cos(q, r), 0)`` when ``r`` is a relation-index hit (global mode) and
 ``(alpha(u) + alpha(v)) / 2`` otherwise.
@@ -62,10 +64,18 @@ class GraphRun:
 
 
 def score_run(
-    ego: EgoNetwork, seeds: Mapping[str, float], relation_alpha: Mapping[str, float], a: float, config: RetrievalConfig
+    ego: EgoNetwork,
+    seeds: Mapping[str, float],
+    alpha_of: Mapping[str, float],
+    relation_alpha: Mapping[str, float],
+    a: float,
+    config: RetrievalConfig,
 ) -> GraphRun:
-    alpha = np.fromiter((seeds.get(i, 0.0) for i in ego.ids), dtype=np.float64, count=ego.size)
-    beta, iterations = propagate(ego, alpha, config.damping, config.epsilon, config.max_iterations)
+    """Scores of one G_q: ``seeds`` (id -> seed weight) personalise the propagation; ``alpha_of`` holds
+    ``alpha(v)`` for the nodes (missing: 0); ``relation_alpha`` the scores of relation-index hits."""
+    weight = np.fromiter((seeds.get(i, 0.0) for i in ego.ids), dtype=np.float64, count=ego.size)
+    alpha = np.fromiter((alpha_of.get(i, 0.0) for i in ego.ids), dtype=np.float64, count=ego.size)
+    beta, iterations = propagate(ego, weight, config.damping, config.epsilon, config.max_iterations)
     score = a * alpha + (1.0 - a) * beta
     rel_alpha = (alpha[ego.src] + alpha[ego.dst]) / 2.0
     if relation_alpha:

@@ -15,8 +15,20 @@ class ScoredEntity:
     type: str
     description: str
     score: float  # fused: a * alpha + (1 - a) * beta
-    alpha: float  # vector level: max(cosine, 0) for seeds, 0 otherwise
+    alpha: float  # vector level: max(cos(q, v), 0) from the entity's stored vector (0 without one)
     beta: float  # graph level: propagated score / its maximum over G_q
+
+
+@dataclass(frozen=True, slots=True)
+class LinkedEntity:
+    """An entity the query names: ``query[start:end]`` is ``mention``; ``fuzzy`` when a typo was corrected."""
+
+    id: str
+    name: str
+    mention: str
+    start: int
+    end: int
+    fuzzy: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,6 +65,7 @@ class RetrievalResult:
     took_ms: float = 0.0  # whole call, embedding included
     embed_ms: float = 0.0
     iterations: int = 0  # propagation iterations (the largest over the runs of a hybrid query)
+    linked: list[LinkedEntity] = field(default_factory=list)  # entities the query names (seeds), in query order
 
     def to_json(self) -> dict[str, Any]:
         """A JSON-ready dict: ``mode``, ``items``, ``relations``, ``chunks``, ``took_ms`` and the rest."""
@@ -80,6 +93,10 @@ class RetrievalResult:
             "took_ms": self.took_ms,
             "embed_ms": self.embed_ms,
             "iterations": self.iterations,
+            "linked": [
+                {"id": e.id, "name": e.name, "mention": e.mention, "start": e.start, "end": e.end, "fuzzy": e.fuzzy}
+                for e in self.linked
+            ],
             "subgraph": {"nodes": list(self.subgraph_nodes), "edges": list(self.subgraph_edges)},
             "context": self.context,
             "context_tokens": self.context_tokens,

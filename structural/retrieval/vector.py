@@ -4,7 +4,9 @@
   ``cos <= 0`` are not seeds);
 * global: the top ``k`` relations by cosine; their endpoints are the seeds, an endpoint's alpha being the best
   score of the relations it ends;
-* naive: the top chunks by cosine.
+* naive: the top chunks by cosine;
+* every node of G_q: ``alpha(v) = max(cos(q, v), 0)`` from the stored entity vectors, fetched in one batch
+  (:func:`entity_alpha`); an entity without a stored vector has alpha 0.
 
 With a domain, each search asks for ``4 *`` as many hits and keeps those whose node (relation) has that
 ``domain`` property; ids the graph no longer holds are dropped.
@@ -13,6 +15,7 @@ With a domain, each search asks for ``4 *`` as many hits and keeps those whose n
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -57,6 +60,17 @@ def entity_seeds(index: VectorIndex, cache: GraphCache, q: Vector, k: int) -> di
         cache.fetch(h.id for h in hits)
         hits = [h for h in hits if cache.entity(h.id) is not None]
     return {h.id: float(h.score) for h in hits[:k]}
+
+
+def entity_alpha(index: VectorIndex, q: Vector, ids: Sequence[str]) -> dict[str, float]:
+    """``max(cos(q, v), 0)`` for each of ``ids`` the index holds a vector for (one ``get`` call)."""
+    if not ids or len(index) == 0:
+        return {}
+    found, matrix = index.get(ids)
+    if not found:
+        return {}
+    cos = np.maximum(matrix.astype(np.float64, copy=False) @ q.astype(np.float64), 0.0)
+    return dict(zip(found, cos.tolist(), strict=True))
 
 
 def relation_seeds(

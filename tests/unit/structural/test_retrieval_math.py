@@ -7,12 +7,13 @@ from epoch 4, so its weight is ``1 + 0.5 * 0.99 ** 6``)::
     b -r6(0.2)-> k      c -r7(1)-> i        f -r8(1)-> j           k -r9(1)-> l      h -r10(1)-> m
     h -r11(1)-> k       f -r12(1)-> g       d -r13(1.6)-> g        h -r14(0.5)-> n
 
-The local query is axis 0 and cos(a) = 0.9, cos(b) = 0.5, cos(c) = 0.1, every other entity 0; k = 3 seeds.
-With theta = 0.15: frontier a, b (c is below theta); a node reached gets the mass its frontier neighbours pass
-on, p(u) * w / (sum of u's edge weights): level 1 gives p(d) = 0.9 * 2/3 = 0.6, p(e) = 0.3, p(h) = 0.5 / 1.2,
-p(k) = 0.5 * 0.2 / 1.2 (a leaf); level 2 expands d, e, h: p(g) = 0.6 * 1.6 / (2 + w(r3) + 1.6) + 0.3 / 2,
-p(f) = 0.6 * w(r3) / (2 + w(r3) + 1.6), p(m) = p(h) / 3.5, p(n) = p(h) * 0.5 / 3.5. Never reached: i (c not
-expanded), l (k gated), j (depth 3).
+The local query is axis 0 and cos(a) = 0.9, cos(b) = 0.5, cos(c) = 0.1, cos(d) = 0.05, cos(m) = -0.2, every
+other entity 0; k = 3 seeds (a, b, c). The gate is the propagation's iterate after as many steps as levels,
+over G_q as grown so far, divided by its maximum; with p0 = (0.9, 0.5, 0.1) / 1.5 and lambda = 0.5:
+level 0 gives a 1, b 5/9, c 1/9 (below theta = 0.15: not expanded); level 1 gives s_1(a) = 0.3 (the maximum),
+s_1(d) = 0.5 * 2/3 * 0.6 = 0.2, so gate(d) = 2/3, gate(e) = 1/3, gate(h) = 0.5 * (1/1.2) * (1/3) / 0.3,
+gate(k) = 0.5 * (0.2/1.2) * (1/3) / 0.3 < theta (a leaf); level 2 expands d, e, h. Never reached: i (c not
+expanded), l (k gated), j (depth 3). Query entity linking is off here (``tests/unit/structural/test_linking.py``).
 """
 
 from __future__ import annotations
@@ -37,7 +38,8 @@ from hybridkg.structural.base import RELATED, EdgeRow
 from hybridkg.structural.feedback import FEEDBACK_META_ID, META
 from hybridkg.structural.graphstore.memory import InMemoryGraphStore
 from hybridkg.structural.retrieval import Retriever
-from hybridkg.structural.retrieval.ego import GraphCache, build_ego
+from hybridkg.structural.retrieval.ego import EgoNetwork, GraphCache, build_ego
+from hybridkg.structural.retrieval.propagate import damped_scores, normalised
 from hybridkg.structural.settings import FeedbackConfig, Mode, RetrievalConfig
 
 W_R3 = 1.0 + 0.5 * 0.99**6
@@ -55,6 +57,7 @@ EDGES = {
     "r13": ("d", "g", 1.6), "r14": ("h", "n", 0.5),
 }  # fmt: skip
 COS = {"a": 0.9, "b": 0.5, "c": 0.1}
+OFF_SEED_COS = {"d": 0.05, "m": -0.2}  # not seeds (k = 3), still scored: alpha(d) = 0.05, alpha(m) = 0
 CHUNKS = {
     "c1": ("doc:1", "Turing worked at Bletchley Park on the Enigma cipher.", ["a", "d", "b"]),
     "c2": ("doc:1", "Rejewski in Poland built the Bomba before the war.", ["h", "m", "k"]),
@@ -107,7 +110,10 @@ def kb() -> SimpleNamespace:
     )
     graph.upsert_nodes(META, [{"id": FEEDBACK_META_ID, "epoch": 10}])
     free = iter(range(4, 16))
-    entity_vectors = {ent(x): cos_vector({0: COS.get(x, 0.0)}, free=next(free) if x in COS else 3) for x in NAMES}
+    cosines = COS | OFF_SEED_COS
+    entity_vectors = {
+        ent(x): cos_vector({0: cosines.get(x, 0.0)}, free=next(free) if x in cosines else 3) for x in NAMES
+    }
     relation_vectors = {rel(r): unit(3) for r in EDGES}
     relation_vectors[rel("r10")] = cos_vector({1: 0.8}, free=2)
     relation_vectors[rel("r3")] = cos_vector({1: 0.5}, free=3)
@@ -125,7 +131,7 @@ def kb() -> SimpleNamespace:
     indexes = index_of(entity_vectors), index_of(relation_vectors), index_of(chunk_vectors)
 
     def retriever(count_tokens: Any = None, **overrides: Any) -> Retriever:
-        config = RetrievalConfig(**{"k": 3, **overrides})
+        config = RetrievalConfig(**{"k": 3, "link_entities": False, **overrides})
         return Retriever(graph, *indexes, embedder, config, FeedbackConfig(), count_tokens=count_tokens)
 
     return SimpleNamespace(graph=graph, indexes=indexes, embedder=embedder, retriever=retriever)
@@ -152,15 +158,36 @@ def closed_form(graph: InMemoryGraphStore, nodes: list[str], edge_ids: list[str]
 # --------------------------------------------------------------------------------------------- vector level
 
 
-def test_alpha_is_the_clipped_cosine_of_the_seeds_and_zero_elsewhere(kb: SimpleNamespace) -> None:
+def test_alpha_is_the_clipped_cosine_of_every_node_of_g_q(kb: SimpleNamespace) -> None:
     result = kb.retriever().retrieve(LOCAL_Q, mode="local", top_k=1000)
     alpha = {i: e.alpha for i, e in by_id(result).items()}
-    assert alpha[ent("a")] == pytest.approx(0.9, abs=1e-6)
-    assert alpha[ent("b")] == pytest.approx(0.5, abs=1e-6)
-    assert alpha[ent("c")] == pytest.approx(0.1, abs=1e-6)
-    assert all(v == 0.0 for i, v in alpha.items() if i not in {ent("a"), ent("b"), ent("c")})
+    expected = {ent(x): max(c, 0.0) for x, c in (COS | OFF_SEED_COS).items()}
+    assert {ent("d"), ent("m")} <= set(alpha)  # reached through the graph, not seeds
+    assert alpha == pytest.approx({i: expected.get(i, 0.0) for i in alpha}, abs=1e-6)
     assert kb.embedder.calls == 1
     assert result.embed_ms >= 0.0
+
+
+def test_an_entity_without_a_stored_vector_has_alpha_zero(kb: SimpleNamespace) -> None:
+    kb.indexes[0].remove([ent("d")])
+    alpha = {i: e.alpha for i, e in by_id(kb.retriever().retrieve(LOCAL_Q, mode="local", top_k=1000)).items()}
+    assert alpha[ent("d")] == 0.0
+    assert alpha[ent("a")] == pytest.approx(0.9, abs=1e-6)
+
+
+def test_alpha_is_one_batched_vector_fetch_per_query(kb: SimpleNamespace) -> None:
+    calls: list[list[str]] = []
+    index = kb.indexes[0]
+    get = index.get
+
+    def counting(ids: Any) -> Any:
+        calls.append(list(ids))
+        return get(ids)
+
+    index.get = counting
+    result = kb.retriever().retrieve(LOCAL_Q, mode="hybrid", top_k=1000)
+    assert len(calls) == 1
+    assert set(calls[0]) | {ent(x) for x in COS} >= set(result.subgraph_nodes)
 
 
 def test_a_precomputed_query_vector_skips_the_embedder(kb: SimpleNamespace) -> None:
@@ -198,15 +225,34 @@ def test_ego_network_membership(
     assert set(result.subgraph_edges) == {rel(r) for r in edges}
 
 
-def test_gate_scores_are_the_mass_frontier_edges_pass_on(kb: SimpleNamespace) -> None:
-    cache = GraphCache(kb.graph, epoch=10, decay=0.01, domain=None)
+def test_gate_scores_are_the_propagations_normalised_damped_scores(kb: SimpleNamespace) -> None:
     seeds = {ent(x): c for x, c in COS.items()}
-    ego = build_ego(cache, seeds, RetrievalConfig(k=3))
-    sum_d = 2.0 + W_R3 + 1.6
-    p_h = 0.5 * 1.0 / 1.2
-    expected = {"a": 0.9, "b": 0.5, "c": 0.1, "d": 0.9 * 2 / 3, "e": 0.9 * 1 / 3, "h": p_h, "k": 0.5 * 0.2 / 1.2}
-    expected |= {"f": 0.6 * W_R3 / sum_d, "g": 0.6 * 1.6 / sum_d + 0.3 * 1 / 2, "m": p_h / 3.5, "n": p_h * 0.5 / 3.5}
-    assert ego.provisional == pytest.approx({ent(x): p for x, p in expected.items()})
+    config = RetrievalConfig(k=3)
+
+    def grown(d_max: int) -> EgoNetwork:
+        return build_ego(GraphCache(kb.graph, epoch=10, decay=0.01, domain=None), seeds, config.model_copy(
+            update={"d_max": d_max}
+        ))
+
+    def steps(ego: EgoNetwork, n: int) -> dict[str, float]:
+        weight = np.array([seeds.get(i, 0.0) for i in ego.ids])
+        s, _ = damped_scores(ego.size, ego.src, ego.dst, ego.weights, weight, config.damping, 0.0, n)
+        return dict(zip(ego.ids, normalised(s).tolist(), strict=True))
+
+    one, two = grown(1), grown(2)
+    level1 = set(one.ids) - set(seeds)
+    level2 = set(two.ids) - set(one.ids)
+    assert level1 == {ent(x) for x in "dehk"}
+    assert level2 == {ent(x) for x in "fgmn"}
+    # the gate of a node admitted at level l is its propagation score after l steps over G_q grown to level l
+    assert {i: one.provisional[i] for i in level1} == pytest.approx({i: steps(one, 1)[i] for i in level1})
+    assert {i: two.provisional[i] for i in level2} == pytest.approx({i: steps(two, 2)[i] for i in level2})
+    assert {i: two.provisional[i] for i in seeds} == pytest.approx({i: c / 0.9 for i, c in seeds.items()})
+    # and by hand
+    gate_h = 0.5 * (1 / 1.2) * (1 / 3) / 0.3
+    expected = {"d": 2 / 3, "e": 1 / 3, "h": gate_h, "k": 0.5 * (0.2 / 1.2) * (1 / 3) / 0.3}
+    assert {i: one.provisional[i] for i in level1} == pytest.approx({ent(x): p for x, p in expected.items()})
+    assert two.provisional[ent("k")] < config.theta <= two.provisional[ent("h")]
 
 
 # --------------------------------------------------------------------------------------------- propagation
@@ -216,7 +262,8 @@ def test_gate_scores_are_the_mass_frontier_edges_pass_on(kb: SimpleNamespace) ->
 def test_beta_is_the_closed_form_fixpoint(kb: SimpleNamespace, epsilon: float) -> None:
     result = kb.retriever(epsilon=epsilon).retrieve(LOCAL_Q, mode="local", top_k=1000)
     nodes = result.subgraph_nodes
-    p0 = np.array([by_id(result)[n].alpha for n in nodes])
+    seeds = {ent(x) for x in COS}  # local mode: a seed's weight is its alpha
+    p0 = np.array([by_id(result)[n].alpha if n in seeds else 0.0 for n in nodes])
     s_star = closed_form(kb.graph, nodes, result.subgraph_edges, p0 / p0.sum())
     expected = s_star / s_star.max()
     lam = RetrievalConfig().damping
@@ -288,9 +335,13 @@ def test_context_uses_the_callers_token_counter(kb: SimpleNamespace) -> None:
 
 def test_global_mode_seeds_the_relation_endpoints_and_leads_with_relations(kb: SimpleNamespace) -> None:
     result = kb.retriever().retrieve(GLOBAL_Q, mode=Mode.GLOBAL, top_k=1000)
-    alpha = {i: e.alpha for i, e in by_id(result).items()}
-    assert alpha[ent("h")] == alpha[ent("m")] == pytest.approx(0.8, abs=1e-6)
-    assert alpha[ent("d")] == alpha[ent("f")] == pytest.approx(0.5, abs=1e-6)
+    found = by_id(result)
+    # the endpoints of the hits r10 (0.8) and r3 (0.5) are the seeds, weighted by their hit's score; alpha is
+    # each entity's own cosine (the global query is axis 1: 0 for every entity)
+    assert all(e.alpha == pytest.approx(0.0, abs=1e-6) for e in found.values())
+    assert {ent(x) for x in "hmdf"} <= set(found)
+    assert found[ent("h")].beta > found[ent("d")].beta
+    assert max(found[ent(x)].beta for x in "hm") == pytest.approx(1.0)
     assert result.relations[0].id == rel("r10")
     assert (result.relations[0].src_name, result.relations[0].dst_name) == ("Rejewski", "Poland")
     assert result.context.splitlines()[0] == "## Relations"
