@@ -14,6 +14,7 @@ from hybridkg.semantic.store.factory import make_store
 from hybridkg.semantic.validation.factory import make_validator
 from hybridkg.server.config import Settings
 from hybridkg.structural.base import KnownEntity
+from hybridkg.structural.factory import open_structural_kb
 from hybridkg.structural.knowledge import StructuralKB, known_from_rows
 
 
@@ -84,6 +85,6 @@ def open_structural(settings: Settings, kb: KnowledgeBase | None = None, domains
             found, classes = domain_vocabulary(kb, name)
             known.extend(found)
             types[name] = classes
-    skb = StructuralKB.open(settings.structural, settings.structural_path(), known=known)
+    skb = open_structural_kb(settings.structural, settings.structural_path(), known=known)
     skb.entity_types.update(types)
     return skb

@@ -2,26 +2,26 @@
 
 Curated elements are ``pinned``: document deletions never remove them, and their curated description,
 keywords and weight survive whatever chunks later add to or retract from them (see :mod:`.provenance`).
+
+This module only turns specs into records (checking them all before anything is written) and pins them onto
+what the graph already holds; :class:`~.knowledge.StructuralKB` writes them through the one write path
+(:mod:`.writer`).
 """
 
 from __future__ import annotations
 
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
 
 from hybridkg.errors import InvalidInput
-from hybridkg.structural.base import ENTITY, RELATED, EdgeRow, ExtractedEntity, ExtractedRelation
+from hybridkg.structural.base import ExtractedEntity, ExtractedRelation
+from hybridkg.structural.provenance import refresh_entity, refresh_relation
+from hybridkg.structural.records import EntityRecord, RelationRecord, copy_record
 from hybridkg.structural.resolution import entity_id, normalise_name, relation_id
-from hybridkg.structural.texts import SYMMETRIC_TYPES, content_hash, entity_text, relation_text
-
-if TYPE_CHECKING:
-    from hybridkg.structural.knowledge import StructuralKB
-
+from hybridkg.structural.texts import SYMMETRIC_TYPES
 
 # A curated entity or relation carries exactly what an extractor yields for one (name, type, description,
-# IRI; ends, type, keywords, description, weight): one record type serves both.
+# IRI, aliases; ends, type, keywords, description, weight): one record type serves both.
 EntitySpec = ExtractedEntity
 RelationSpec = ExtractedRelation
 
@@ -34,35 +34,26 @@ class GraphInsert:
     took_ms: float = 0.0
 
 
-def insert_curated(
-    kb: StructuralKB,
-    entities: Sequence[EntitySpec],
-    relations: Sequence[RelationSpec],
-    *,
-    domain: str,
-    progress: bool,
-    batch: int,
-) -> GraphInsert:
-    """Upsert curated entities and relations with their vectors, in batches."""
-    start = time.perf_counter()
+def curated_records(
+    entities: Sequence[EntitySpec], relations: Sequence[RelationSpec], *, domain: str
+) -> tuple[list[EntityRecord], list[RelationRecord]]:
+    """The pinned records of a curated insert; raises :class:`InvalidInput` (before any write) for an empty
+    name or a relation whose end is not among ``entities``."""
     ids: dict[str, str] = {}
-    ent_rows: list[dict[str, Any]] = []
+    ents: dict[str, EntityRecord] = {}
     for e in entities:
         norm = normalise_name(e.name)
         if not norm:
             raise InvalidInput(f"entity name {e.name!r} is empty after normalisation")
         eid = entity_id(domain, e.name)
         ids[norm] = eid
-        ent_rows.append(
-            {
-                "id": eid, "name": e.name.strip(), "norm": norm, "type": e.type or "concept",
-                "description": e.description, "curated_description": e.description, "domain": domain,
-                "pinned": True, "iri": e.iri,
-            }
+        name = e.name.strip()
+        aliases = [a.strip() for a in e.aliases if a.strip() and a.strip() != name]
+        ents[eid] = EntityRecord(
+            eid, name, norm, e.type or "concept", e.description, domain, e.iri, aliases,
+            named=True, pinned=True, curated_description=e.description,
         )
-    rel_rows: list[EdgeRow] = []
-    rel_texts: list[str] = []
-    names = {r["id"]: r["name"] for r in ent_rows}
+    rels: dict[str, RelationRecord] = {}
     for r in relations:
         src, dst = ids.get(normalise_name(r.src)), ids.get(normalise_name(r.dst))
         if src is None or dst is None:
@@ -70,53 +61,34 @@ def insert_curated(
         if r.type in SYMMETRIC_TYPES and dst < src:
             src, dst = dst, src
         rid = relation_id(domain, src, dst, r.type)
-        rel_rows.append(
-            EdgeRow(rid, src, dst, ENTITY, ENTITY, {
-                "type": r.type, "keywords": list(r.keywords), "curated_keywords": list(r.keywords),
-                "description": r.description, "curated_description": r.description,
-                "w_struct": float(r.weight), "curated_weight": float(r.weight), "w_attn": 1.0, "attn_epoch": 0,
-                "domain": domain, "pinned": True,
-            })
+        rels[rid] = RelationRecord(
+            rid, src, dst, r.type, list(r.keywords), r.description, float(r.weight), domain=domain, pinned=True,
+            curated_description=r.description, curated_keywords=list(r.keywords), curated_weight=float(r.weight),
         )
-        rel_texts.append(relation_text(names[src], r.type, names[dst], r.keywords, r.description))
-    embedded = _insert_batches(kb, ent_rows, rel_rows, rel_texts, batch=batch, progress=progress)
-    return GraphInsert(len(ent_rows), len(rel_rows), embedded, (time.perf_counter() - start) * 1000)
+    return list(ents.values()), list(rels.values())
 
 
-def _insert_batches(
-    kb: StructuralKB,
-    ent_rows: list[dict[str, Any]],
-    rel_rows: list[EdgeRow],
-    rel_texts: list[str],
-    *,
-    batch: int,
-    progress: bool,
-) -> int:
-    from tqdm import tqdm
+def pin_entity(curated: EntityRecord, current: EntityRecord | None) -> EntityRecord:
+    """``curated`` laid over the stored record: chunk provenance and the vector hash stay."""
+    if current is None:
+        return curated
+    out = copy_record(current)
+    out.name, out.norm, out.type, out.domain = curated.name, curated.norm, curated.type, curated.domain
+    out.iri = curated.iri or out.iri
+    out.aliases = list(dict.fromkeys([*out.aliases, *curated.aliases]))
+    out.named, out.pinned, out.curated_description = True, True, curated.curated_description
+    refresh_entity(out)
+    return out
 
-    total = len(ent_rows) + len(rel_rows)
-    embedded = 0
-    with tqdm(total=total, desc="insert graph", unit="item", disable=not progress) as bar:
-        for i in range(0, len(ent_rows), batch):
-            rows = ent_rows[i : i + batch]
-            texts = [entity_text(r["name"], r["description"]) for r in rows]
-            for r, t in zip(rows, texts, strict=True):
-                r["vhash"] = content_hash(t)
-            vecs = kb.embedder.embed(texts)
-            kb.graph.upsert_nodes(ENTITY, rows)
-            kb.vectors.entities.upsert([r["id"] for r in rows], vecs)
-            embedded += len(rows)
-            bar.update(len(rows))
-        for i in range(0, len(rel_rows), batch):
-            rows_e = rel_rows[i : i + batch]
-            texts = rel_texts[i : i + batch]
-            vecs = kb.embedder.embed(texts)
-            kb.graph.upsert_edges(
-                RELATED, [EdgeRow(r.id, r.src, r.dst, r.src_label, r.dst_label, {**r.props, "vhash": content_hash(t)})
-                          for r, t in zip(rows_e, texts, strict=True)]
-            )
-            kb.vectors.relations.upsert([r.id for r in rows_e], vecs)
-            embedded += len(rows_e)
-            bar.update(len(rows_e))
-    kb.vectors.save()
-    return embedded
+
+def pin_relation(curated: RelationRecord, current: RelationRecord | None) -> RelationRecord:
+    """``curated`` laid over the stored record: chunk provenance, attention weight and vector hash stay."""
+    if current is None:
+        return curated
+    out = copy_record(current)
+    out.pinned = True
+    out.curated_description = curated.curated_description
+    out.curated_keywords = curated.curated_keywords
+    out.curated_weight = curated.curated_weight
+    refresh_relation(out)
+    return out

@@ -1,7 +1,9 @@
-"""Build a :class:`~.knowledge.StructuralKB` from :class:`~.settings.StructuralConfig` (lazy backend imports).
+"""Open a :class:`~.knowledge.StructuralKB` from :class:`~.settings.StructuralConfig` (lazy backend imports).
 
-A small manifest (``<path>/manifest.json``) records which embedder built the vectors: opening the store
-with a different one would silently compare vectors from two spaces, so it is refused instead.
+Opening reconciles the vector indexes with the graph (a crash between the graph write and the vector save
+leaves the graph ahead) and teaches the extractor the graph's entity names. A small manifest
+(``<path>/manifest.json``) records which embedder built the vectors: opening the store with a different one
+would silently compare vectors from two spaces, so it is refused instead.
 """
 
 from __future__ import annotations
@@ -9,41 +11,17 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from hybridkg.errors import InvalidInput
-from hybridkg.structural.base import CHUNK, ENTITY, RELATED, Embedder, Extractor, GraphStore, KnownEntity, VectorIndex
-from hybridkg.structural.settings import ExtractorConfig, ExtractorKind, GraphBackend, StructuralConfig, VectorBackend
+from hybridkg.structural.base import CHUNK, ENTITY, RELATED, Embedder, GraphStore, KnownEntity, VectorIndex
+from hybridkg.structural.extract.factory import make_extractor
+from hybridkg.structural.knowledge import StructuralKB
+from hybridkg.structural.settings import GraphBackend, StructuralConfig, VectorBackend
+from hybridkg.structural.writer import VectorSet
 
-if TYPE_CHECKING:
-    from hybridkg.structural.knowledge import StructuralKB
+__all__ = ["MANIFEST", "build", "make_extractor", "make_vectors", "open_structural_kb"]
 
 MANIFEST = "manifest.json"
-
-
-def make_extractor(config: ExtractorConfig, known: Sequence[KnownEntity] = ()) -> Extractor:
-    match config.kind:
-        case ExtractorKind.OFFLINE | ExtractorKind.RULES:
-            from hybridkg.structural.extract.offline import OfflineExtractor
-
-            return OfflineExtractor(known)
-        case ExtractorKind.LLM:
-            from hybridkg.structural.extract.llm import LLMExtractor
-
-            if not config.base_url or not config.model:
-                raise InvalidInput(
-                    "the llm extractor needs structural.extractor.base_url and structural.extractor.model "
-                    "(e.g. HYBRIDKG_STRUCTURAL__EXTRACTOR__BASE_URL=http://localhost:8000/v1)"
-                )
-            return LLMExtractor(
-                config.base_url,
-                config.model,
-                config.api_key,
-                timeout_s=config.timeout_s,
-                gleaning=config.gleaning,
-                max_response_bytes=config.max_response_bytes,
-            )
-    raise InvalidInput(f"unknown extractor {config.kind!r}")
 
 
 def _check_manifest(path: Path, config: StructuralConfig, embedder: Embedder) -> None:
@@ -78,6 +56,25 @@ def make_vectors(config: StructuralConfig, path: Path, dim: int, graph: GraphSto
     return tuple(out)
 
 
+def open_structural_kb(
+    config: StructuralConfig,
+    path: Path | str,
+    *,
+    known: Sequence[KnownEntity] = (),
+    embedder: Embedder | None = None,
+    progress: bool = False,
+) -> StructuralKB:
+    """Open (or create) the structural store under ``path`` with the backends ``config`` names, its vectors
+    reconciled with its graph."""
+    kb = build(config, Path(path), known=known, embedder=embedder)
+    try:
+        kb.recover(progress=progress)
+    except BaseException:
+        kb.close()
+        raise
+    return kb
+
+
 def build(
     config: StructuralConfig,
     path: Path,
@@ -85,9 +82,9 @@ def build(
     known: Sequence[KnownEntity] = (),
     embedder: Embedder | None = None,
 ) -> StructuralKB:
+    """The store's objects, wired together (no reconciliation: :func:`open_structural_kb` does that)."""
     from hybridkg.structural.embedding.factory import make_embedder
     from hybridkg.structural.graphstore.factory import make_graph_store
-    from hybridkg.structural.knowledge import StructuralKB, VectorSet
 
     path = Path(path)
     path.mkdir(parents=True, exist_ok=True)

@@ -12,15 +12,16 @@ chunk twice changes nothing, and removing a chunk removes exactly what it said:
   orphan and is deleted, with its relations;
 * a relation no chunk supports any more (and not ``pinned``) is deleted.
 
-This module is pure: it turns current node/edge properties plus contributions into the rows to write.
+This module is pure: it turns the current records plus contributions into the records to write
+(:mod:`.records`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
+from hybridkg.structural.records import EntityRecord, RelationRecord, copy_record
 from hybridkg.structural.resolution import merge_descriptions, merge_types
 
 KEYWORD_SEP = "\x1f"
@@ -34,6 +35,8 @@ class EntityClaim:
     type: str
     description: str
     iri: str | None = None
+    aliases: tuple[str, ...] = ()
+    named: bool = True
 
 
 @dataclass(slots=True)
@@ -58,37 +61,37 @@ class ChunkClaims:
 
 @dataclass(slots=True)
 class MergePlan:
-    entity_rows: list[dict[str, Any]] = field(default_factory=list)
-    relation_rows: list[dict[str, Any]] = field(default_factory=list)  # with "src"/"dst" keys
+    entities: list[EntityRecord] = field(default_factory=list)
+    relations: list[RelationRecord] = field(default_factory=list)
     deleted_entities: list[str] = field(default_factory=list)
     deleted_relations: list[str] = field(default_factory=list)
     created_entities: list[str] = field(default_factory=list)
     created_relations: list[str] = field(default_factory=list)
 
 
-def _drop(props: dict[str, Any], keys: Sequence[str], removed: set[str]) -> None:
-    chunks = list(props.get("source_chunks") or [])
+def _drop(record: EntityRecord | RelationRecord, removed: set[str]) -> None:
+    chunks = record.source_chunks
     keep = [i for i, c in enumerate(chunks) if c not in removed]
     if len(keep) == len(chunks):
         return
-    for key in ("source_chunks", *keys):
-        values = list(props.get(key) or [])
-        props[key] = [values[i] for i in keep if i < len(values)]
+    record.source_chunks = [chunks[i] for i in keep]
+    record.chunk_descriptions = [record.chunk_descriptions[i] for i in keep if i < len(record.chunk_descriptions)]
+    if isinstance(record, RelationRecord):
+        record.chunk_keywords = [record.chunk_keywords[i] for i in keep if i < len(record.chunk_keywords)]
+        record.chunk_weights = [record.chunk_weights[i] for i in keep if i < len(record.chunk_weights)]
 
 
-def _add(props: dict[str, Any], chunk_id: str, values: Mapping[str, Any]) -> None:
-    chunks = list(props.get("source_chunks") or [])
-    lists = {k: list(props.get(k) or []) for k in values}
-    if chunk_id in chunks:
-        i = chunks.index(chunk_id)
-        for k, v in values.items():
-            lists[k][i] = v
-    else:
-        chunks.append(chunk_id)
-        for k, v in values.items():
-            lists[k].append(v)
-    props["source_chunks"] = chunks
-    props.update(lists)
+def _slot(record: EntityRecord | RelationRecord, chunk_id: str) -> int:
+    """The index of ``chunk_id`` in the record's parallel lists, appending a slot when it is new."""
+    if chunk_id in record.source_chunks:
+        return record.source_chunks.index(chunk_id)
+    record.source_chunks.append(chunk_id)
+    n = len(record.source_chunks)
+    record.chunk_descriptions += [""] * (n - len(record.chunk_descriptions))
+    if isinstance(record, RelationRecord):
+        record.chunk_keywords += [""] * (n - len(record.chunk_keywords))
+        record.chunk_weights += [0.0] * (n - len(record.chunk_weights))
+    return n - 1
 
 
 def _description(parts: Iterable[str]) -> str:
@@ -98,87 +101,86 @@ def _description(parts: Iterable[str]) -> str:
     return out
 
 
+def refresh_entity(ent: EntityRecord) -> None:
+    """Recompute the visible description from the curated part and the surviving chunks' contributions."""
+    curated = [ent.curated_description] if ent.curated_description else []
+    ent.description = _description([*curated, *ent.chunk_descriptions])
+
+
+def refresh_relation(rel: RelationRecord) -> None:
+    """Recompute ``w_struct``, ``description`` and ``keywords`` from the curated part and the chunks'."""
+    rel.w_struct = float(rel.curated_weight or 0.0) + float(sum(rel.chunk_weights))
+    curated = [rel.curated_description] if rel.curated_description else []
+    rel.description = _description([*curated, *rel.chunk_descriptions])
+    kws: list[str] = list(rel.curated_keywords or [])
+    for joined in rel.chunk_keywords:
+        for kw in str(joined).split(KEYWORD_SEP):
+            if kw and kw not in kws:
+                kws.append(kw)
+    rel.keywords = kws
+
+
 def plan_merge(
-    current_entities: Mapping[str, Mapping[str, Any]],
-    current_relations: Mapping[str, tuple[str, str, Mapping[str, Any]]],
+    current_entities: Mapping[str, EntityRecord],
+    current_relations: Mapping[str, RelationRecord],
     added: Sequence[ChunkClaims],
     removed_chunks: Mapping[str, tuple[Sequence[str], Sequence[str]]],
     domain: str,
 ) -> MergePlan:
-    """Rows that apply ``added`` claims and retract ``removed_chunks`` (chunk id -> (entity ids, relation ids)).
+    """Records that apply ``added`` claims and retract ``removed_chunks`` (chunk id -> (entity ids, relation ids)).
 
-    ``current_*`` hold the stored properties of every entity/relation either side touches.
+    ``current_*`` hold the stored records of every entity/relation either side touches (they are not changed).
     """
     removed = set(removed_chunks)
     plan = MergePlan()
-    ents: dict[str, dict[str, Any]] = {k: dict(v) for k, v in current_entities.items()}
-    rels: dict[str, dict[str, Any]] = {}
-    ends: dict[str, tuple[str, str]] = {}
-    for rid, (src, dst, props) in current_relations.items():
-        rels[rid] = dict(props)
-        ends[rid] = (src, dst)
-
-    for props in ents.values():
-        _drop(props, ("chunk_descriptions",), removed)
-    for props in rels.values():
-        _drop(props, ("chunk_descriptions", "chunk_keywords", "chunk_weights"), removed)
+    ents = {k: copy_record(v) for k, v in current_entities.items()}
+    rels = {k: copy_record(v) for k, v in current_relations.items()}
+    for e in ents.values():
+        _drop(e, removed)
+    for r in rels.values():
+        _drop(r, removed)
 
     for claims in added:
-        for e in claims.entities.values():
-            eprops = ents.get(e.id)
-            if eprops is None:
-                eprops = ents[e.id] = {"name": e.name, "norm": e.norm, "type": e.type, "domain": domain}
-                plan.created_entities.append(e.id)
-            eprops["type"] = merge_types(str(eprops.get("type") or "concept"), e.type)
-            if e.iri and not eprops.get("iri"):
-                eprops["iri"] = e.iri
-            _add(eprops, claims.chunk_id, {"chunk_descriptions": e.description})
-        for r in claims.relations.values():
-            rprops = rels.get(r.id)
-            if rprops is None:
-                rprops = rels[r.id] = {"type": r.type, "domain": domain, "w_attn": 1.0, "attn_epoch": 0}
-                ends[r.id] = (r.src, r.dst)
-                plan.created_relations.append(r.id)
-            _add(
-                rprops,
-                claims.chunk_id,
-                {
-                    "chunk_descriptions": r.description,
-                    "chunk_keywords": KEYWORD_SEP.join(r.keywords),
-                    "chunk_weights": float(r.weight),
-                },
-            )
+        for c in claims.entities.values():
+            ent = ents.get(c.id)
+            if ent is None:
+                ent = ents[c.id] = EntityRecord(c.id, c.name, c.norm, c.type, domain=domain, named=c.named)
+                plan.created_entities.append(c.id)
+            ent.type = merge_types(ent.type or "concept", c.type)
+            ent.named = ent.named or c.named
+            if c.iri and not ent.iri:
+                ent.iri = c.iri
+            for alias in c.aliases:
+                if alias != ent.name and alias not in ent.aliases:
+                    ent.aliases.append(alias)
+            ent.chunk_descriptions[_slot(ent, claims.chunk_id)] = c.description
+        for rc in claims.relations.values():
+            rel = rels.get(rc.id)
+            if rel is None:
+                rel = rels[rc.id] = RelationRecord(rc.id, rc.src, rc.dst, rc.type, domain=domain)
+                plan.created_relations.append(rc.id)
+            i = _slot(rel, claims.chunk_id)
+            rel.chunk_descriptions[i] = rc.description
+            rel.chunk_keywords[i] = KEYWORD_SEP.join(rc.keywords)
+            rel.chunk_weights[i] = float(rc.weight)
 
-    dead_entities = {
-        eid for eid, p in ents.items() if not p.get("source_chunks") and not p.get("pinned")
-    }
-    for eid, props in ents.items():
+    dead_entities = {eid for eid, e in ents.items() if not e.source_chunks and not e.pinned}
+    for eid, ent in ents.items():
         if eid in dead_entities:
             if eid in current_entities:
                 plan.deleted_entities.append(eid)
             continue
-        curated = [str(props["curated_description"])] if props.get("curated_description") else []
-        props["description"] = _description([*curated, *(props.get("chunk_descriptions") or [])])
-        plan.entity_rows.append({"id": eid, **props})
-    for rid, props in rels.items():
-        src, dst = ends[rid]
-        supported = bool(props.get("source_chunks")) or bool(props.get("pinned"))
-        if not supported or src in dead_entities or dst in dead_entities:
+        refresh_entity(ent)
+        plan.entities.append(ent)
+    for rid, rel in rels.items():
+        supported = bool(rel.source_chunks) or rel.pinned
+        if not supported or rel.src in dead_entities or rel.dst in dead_entities:
             if rid in current_relations:
                 plan.deleted_relations.append(rid)
             continue
-        if props.get("source_chunks") or props.get("pinned"):
-            props["w_struct"] = float(props.get("curated_weight") or 0.0) + float(sum(props.get("chunk_weights") or []))
-            curated = [str(props["curated_description"])] if props.get("curated_description") else []
-            props["description"] = _description([*curated, *(props.get("chunk_descriptions") or [])])
-            kws: list[str] = list(props.get("curated_keywords") or [])
-            for joined in props.get("chunk_keywords") or []:
-                for kw in str(joined).split(KEYWORD_SEP):
-                    if kw and kw not in kws:
-                        kws.append(kw)
-            props["keywords"] = kws
-        plan.relation_rows.append({"id": rid, "src": src, "dst": dst, **props})
+        refresh_relation(rel)
+        plan.relations.append(rel)
     plan.created_entities = [e for e in plan.created_entities if e not in dead_entities]
-    live = {r["id"] for r in plan.relation_rows}
+    live = {r.id for r in plan.relations}
     plan.created_relations = [r for r in plan.created_relations if r in live]
     return plan

@@ -21,6 +21,15 @@ def entity_text(name: str, description: str) -> str:
     return f"{name}: {description}"[:VECTOR_TEXT_CHARS] if description else name
 
 
-def relation_text(src_name: str, rel_type: str, dst_name: str, keywords: Sequence[str], description: str) -> str:
-    kws = ", ".join(keywords)
-    return f"{src_name} {rel_type.replace('_', ' ')} {dst_name}. {kws}. {description}"[:VECTOR_TEXT_CHARS]
+def relation_text(
+    src_name: str, rel_type: str, dst_name: str, keywords: Sequence[str], description: str = ""
+) -> str:
+    """Names, type and keywords; ``description`` only for a curated relation's own description. An extracted
+    relation's description is the sentence it came from, which the chunk's vector already carries: leaving it
+    out keeps the text short and lets relations stated by one sentence share no text."""
+    text = f"{src_name} {rel_type.replace('_', ' ')} {dst_name}"
+    if keywords:
+        text += ". " + ", ".join(keywords)
+    if description:
+        text += ". " + description
+    return text[:VECTOR_TEXT_CHARS]

@@ -10,6 +10,7 @@ import pytest
 
 from hybridkg.errors import HybridKGError, InputTooLarge, InvalidInput, NotFound
 from hybridkg.structural.base import CHUNK, ENTITY, RELATED, KnownEntity
+from hybridkg.structural.factory import open_structural_kb
 from hybridkg.structural.knowledge import EntitySpec, RelationSpec, StructuralKB
 from hybridkg.structural.settings import (
     EmbedderConfig,
@@ -25,7 +26,7 @@ DOC_A = """Acme Robotics builds warehouse robots in Lyon. Maria Keller leads the
 Acme Robotics sells the Falcon Arm to Bramble Logistics.
 """
 DOC_B = """Bramble Logistics runs warehouses in Leeds. Joost Vries manages the Leeds warehouse.
-Bramble Logistics buys the Falcon Arm from Acme Robotics.
+Bramble Logistics buys the Falcon Arm from Acme Robotics. Acme Robotics sells the Falcon Arm to Bramble Logistics.
 """
 DOC_A2 = """Acme Robotics builds warehouse robots in Lyon. Maria Keller leads the Lyon plant.
 Acme Robotics also designs the Heron Gripper with Nova Labs.
@@ -44,7 +45,7 @@ def _config(backend: GraphBackend) -> StructuralConfig:
 
 @pytest.fixture(params=[GraphBackend.MEMORY, GraphBackend.FALKORDB])
 def skb(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[StructuralKB]:
-    kb = StructuralKB.open(_config(request.param), tmp_path / "s", known=KNOWN)
+    kb = open_structural_kb(_config(request.param), tmp_path / "s", known=KNOWN)
     try:
         yield kb
     finally:
@@ -74,7 +75,8 @@ def _assert_consistent(kb: StructuralKB) -> None:
     assert set(chunks) == chunk_ids, "stale chunk vectors"
     sub = kb.graph.neighbourhood(ENTITY, sorted(ent_ids), depth=1, rel_types=[RELATED])
     assert set(sub.nodes) == ent_ids, "a relation points at an entity with no vector"
-    assert {e.id for e in sub.edges} == rel_ids, "a relation has no vector"
+    assert {e.id for e in sub.edges if e.props.get("type") != "co_occurs"} == rel_ids, "a relation has no vector"
+    assert not any(e.props.get("vhash") for e in sub.edges if e.props.get("type") == "co_occurs")
     for node in ents.values():
         assert node.props.get("source_chunks") or node.props.get("pinned"), f"orphan entity {node.id}"
         for c in node.props.get("source_chunks") or []:
@@ -114,8 +116,8 @@ def test_reinserting_the_same_document_is_a_no_op(skb: StructuralKB) -> None:
 def test_shared_relation_survives_delete_with_decayed_w_struct(skb: StructuralKB) -> None:
     skb.add_document("a.txt", DOC_A, domain="crm")
     skb.add_document("b.txt", DOC_B, domain="crm")
-    shared = {e.id: e for e in skb.graph.edges(RELATED, sorted(_graph_ids(skb)[1]))
-              if len(e.props.get("source_chunks") or []) >= 2}
+    every = skb.graph.neighbourhood(ENTITY, sorted(_graph_ids(skb)[0]), depth=1, rel_types=[RELATED]).edges
+    shared = {e.id: e for e in every if len(e.props.get("source_chunks") or []) >= 2}
     assert shared, "the two documents share at least one relation (Acme Robotics / Bramble Logistics / Falcon Arm)"
     change = skb.delete_document("a.txt")
     assert change.action == "deleted"
@@ -169,7 +171,7 @@ def test_bad_documents_change_nothing(skb: StructuralKB, data: bytes, error: typ
 def test_oversized_document_is_refused(tmp_path: Path) -> None:
     config = _config(GraphBackend.MEMORY)
     config.chunking.max_document_bytes = 1_000
-    with StructuralKB.open(config, tmp_path / "s") as kb, pytest.raises(InputTooLarge, match="1000|1,000"):
+    with open_structural_kb(config, tmp_path / "s") as kb, pytest.raises(InputTooLarge, match="1000|1,000"):
         kb.add_document("big.txt", "word " * 1_000, domain="crm")
 
 
@@ -208,11 +210,11 @@ def test_insert_graph_and_retrieve(skb: StructuralKB) -> None:
 def test_restart_of_the_managed_falkordb_keeps_everything(tmp_path: Path) -> None:
     path = tmp_path / "s"
     config = _config(GraphBackend.FALKORDB)
-    with StructuralKB.open(config, path, known=KNOWN) as kb:
+    with open_structural_kb(config, path, known=KNOWN) as kb:
         kb.add_document("a.txt", DOC_A, domain="crm")
         before = _graph_ids(kb)
         ranked = [i.id for i in kb.retrieve("Acme Robotics", mode="local").items]
-    with StructuralKB.open(config, path, known=KNOWN) as kb:
+    with open_structural_kb(config, path, known=KNOWN) as kb:
         assert _graph_ids(kb) == before
         assert [i.id for i in kb.retrieve("Acme Robotics", mode="local").items] == ranked
         assert kb.add_document("a.txt", DOC_A, domain="crm").action == "unchanged"
@@ -220,17 +222,17 @@ def test_restart_of_the_managed_falkordb_keeps_everything(tmp_path: Path) -> Non
 
 def test_changing_the_embedder_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "s"
-    StructuralKB.open(_config(GraphBackend.MEMORY), path).close()
+    open_structural_kb(_config(GraphBackend.MEMORY), path).close()
     config = _config(GraphBackend.MEMORY)
     config.embedder.kind = EmbedderKind.SENTENCE
     with pytest.raises(HybridKGError, match="embedder"):
-        StructuralKB.open(config, path)
+        open_structural_kb(config, path)
 
 
 def test_the_in_process_mirror_matches_the_database_after_every_kind_of_write(tmp_path: Path) -> None:
     from hybridkg.structural.graphstore.mirror import MirroredGraphStore
 
-    with StructuralKB.open(_config(GraphBackend.FALKORDB), tmp_path / "s", known=KNOWN) as kb:
+    with open_structural_kb(_config(GraphBackend.FALKORDB), tmp_path / "s", known=KNOWN) as kb:
         assert isinstance(kb.graph, MirroredGraphStore)
         kb.add_document("a.txt", DOC_A, domain="crm")
         kb.retrieve("Acme Robotics", mode="local")  # loads the mirror
@@ -245,6 +247,8 @@ def test_the_in_process_mirror_matches_the_database_after_every_kind_of_write(tm
             label = "Meta" if ids == {"meta:feedback"} else ENTITY
             assert kb.graph.neighbourhood(label, sorted(ids), depth=0).nodes == \
                 primary.neighbourhood(label, sorted(ids), depth=0).nodes
+        # co_occurs edges have no vector: take every relation from the database
+        rel_ids = {e.id for e in primary.neighbourhood(ENTITY, sorted(ent_ids), depth=1, rel_types=[RELATED]).edges}
         mirrored = {e.id: e for e in kb.graph.edges(RELATED, sorted(rel_ids))}
         stored = {e.id: e for e in primary.edges(RELATED, sorted(rel_ids))}
         assert mirrored == stored

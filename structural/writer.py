@@ -1,0 +1,310 @@
+"""The structural layer's one write path: typed records in, graph and vectors kept in step.
+
+Document ingestion and curated inserts both hand a :class:`WriteBatch` of records (:mod:`.records`) to
+:meth:`GraphWriter.write`, which
+
+1. works out the vector text of every entity, embedded relation (not ``co_occurs``: weak evidence gets no
+   vector) and new chunk, and keeps only those whose text hash (``vhash``) differs from the stored one;
+2. embeds the distinct texts once, shortest first (less padding in each model batch);
+3. writes the graph (nodes, edges, mentions, then deletions);
+4. writes and saves the vector indexes.
+
+Embedding runs before the first write, so a failing embedder changes nothing. A crash between 3 and 4 leaves
+the graph ahead of the indexes; :meth:`GraphWriter.reconcile` (run when the store opens) re-embeds what the
+graph has and an index lacks and drops vectors whose element is gone.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from hybridkg.errors import Unsupported
+from hybridkg.structural.base import (
+    CHUNK,
+    DOCUMENT,
+    ENTITY,
+    MENTIONS,
+    RELATED,
+    EdgeRow,
+    Embedder,
+    GraphStore,
+    SharedRecords,
+    Vector,
+    VectorIndex,
+)
+from hybridkg.structural.records import (
+    CO_OCCURS,
+    ChunkRecord,
+    DocumentRecord,
+    EntityRecord,
+    RelationRecord,
+    edge_row,
+    from_props,
+    node_row,
+)
+from hybridkg.structural.texts import content_hash, entity_text, relation_text
+
+log = logging.getLogger(__name__)
+
+KINDS = ("entities", "relations", "chunks")
+_ALL_IDS = {
+    "entities": f"MATCH (n:{ENTITY}) RETURN n.id AS id",
+    "relations": f"MATCH ()-[r:{RELATED}]->() WHERE r.type <> '{CO_OCCURS}' RETURN r.id AS id",
+    "chunks": f"MATCH (n:{CHUNK}) RETURN n.id AS id",
+}
+_ALL_ENTITY_NAMES = f"MATCH (n:{ENTITY}) RETURN n.id AS id, n.name AS name, n.aliases AS aliases, " \
+    "n.type AS type, n.named AS named"
+
+
+@dataclass(slots=True)
+class VectorSet:
+    entities: VectorIndex
+    relations: VectorIndex
+    chunks: VectorIndex
+
+    def of(self, kind: str) -> VectorIndex:
+        index: VectorIndex = getattr(self, kind)
+        return index
+
+    def save(self) -> None:
+        for index in (self.entities, self.relations, self.chunks):
+            index.save()
+
+
+@dataclass(slots=True)
+class WriteBatch:
+    """Records to upsert and ids to delete in one write. Records carry their stored ``vhash`` (``None`` when
+    new); the writer sets the new one."""
+
+    documents: list[DocumentRecord] = field(default_factory=list)
+    chunks: list[ChunkRecord] = field(default_factory=list)
+    entities: list[EntityRecord] = field(default_factory=list)
+    relations: list[RelationRecord] = field(default_factory=list)
+    mentions: list[tuple[str, str]] = field(default_factory=list)  # (chunk id, entity id)
+    deleted_documents: list[str] = field(default_factory=list)
+    deleted_chunks: list[str] = field(default_factory=list)
+    deleted_entities: list[str] = field(default_factory=list)
+    deleted_relations: list[str] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class WriteResult:
+    texts: int = 0  # distinct texts sent to the embedder
+    vectors: int = 0  # vectors upserted (one text may serve several elements)
+    removed_vectors: int = 0
+    embedded_ids: set[str] = field(default_factory=set)  # elements whose vector was (re)computed
+
+
+@dataclass(slots=True)
+class ReconcileResult:
+    embedded: dict[str, int] = field(default_factory=lambda: dict.fromkeys(KINDS, 0))
+    dropped: dict[str, int] = field(default_factory=lambda: dict.fromkeys(KINDS, 0))
+
+    @property
+    def changed(self) -> bool:
+        return any(self.embedded.values()) or any(self.dropped.values())
+
+
+def _embed_texts(embedder: Embedder, texts: Sequence[str], *, progress: bool) -> Vector:
+    """One row per text, each distinct text embedded once, shortest first, in slices for the progress bar."""
+    distinct = sorted(set(texts), key=lambda t: (len(t), t))
+    if not distinct:
+        return np.zeros((0, embedder.dim), dtype=np.float32)
+    step = 2048 if progress else len(distinct)
+    rows: list[Vector] = []
+    from tqdm import tqdm
+
+    with tqdm(total=len(distinct), desc="embed", unit="text", disable=not progress, leave=False) as bar:
+        for i in range(0, len(distinct), step):
+            part = distinct[i : i + step]
+            rows.append(np.asarray(embedder.embed(part), dtype=np.float32))
+            bar.update(len(part))
+    matrix = np.vstack(rows)
+    where = {t: i for i, t in enumerate(distinct)}
+    return matrix[[where[t] for t in texts]]
+
+
+class GraphWriter:
+    """Writes records to the graph store and their vectors to the :class:`VectorSet`."""
+
+    def __init__(self, graph: GraphStore, vectors: VectorSet, embedder: Embedder) -> None:
+        self.graph = graph
+        self.vectors = vectors
+        self.embedder = embedder
+        # called between the graph write and the vector write (tests use it to crash the process there)
+        self.after_graph: Callable[[], None] | None = None
+
+    # ------------------------------------------------------------------------------------------ texts
+
+    def entity_names(self, ids: Iterable[str], known: Iterable[EntityRecord] = ()) -> dict[str, str]:
+        """Entity id -> name, from ``known`` records first, then the graph."""
+        names = {e.id: e.name for e in known}
+        missing = sorted(set(ids) - set(names))
+        if missing:
+            for nid, node in self.graph.neighbourhood(ENTITY, missing, depth=0).nodes.items():
+                names[nid] = str(node.props.get("name") or nid)
+        return names
+
+    @staticmethod
+    def relation_vector_text(rel: RelationRecord, names: dict[str, str]) -> str:
+        return relation_text(
+            names.get(rel.src, rel.src), rel.type, names.get(rel.dst, rel.dst), rel.keywords,
+            rel.curated_description or "",
+        )
+
+    def _jobs(self, batch: WriteBatch) -> list[tuple[str, str, str]]:
+        """(kind, id, text) of every element whose vector must be (re)computed; sets the records' ``vhash``."""
+        jobs: list[tuple[str, str, str]] = []
+        for ent in batch.entities:
+            text = entity_text(ent.name, ent.description)
+            vhash = content_hash(text)
+            if ent.vhash != vhash:
+                ent.vhash = vhash
+                jobs.append(("entities", ent.id, text))
+        embedded = [r for r in batch.relations if r.embedded]
+        names = self.entity_names({e for r in embedded for e in (r.src, r.dst)}, batch.entities)
+        for rel in embedded:
+            text = self.relation_vector_text(rel, names)
+            vhash = content_hash(text)
+            if rel.vhash != vhash:
+                rel.vhash = vhash
+                jobs.append(("relations", rel.id, text))
+        for rel in batch.relations:
+            if not rel.embedded:
+                rel.vhash = None
+        jobs.extend(("chunks", c.id, c.text) for c in batch.chunks)
+        return jobs
+
+    # ------------------------------------------------------------------------------------------ write
+
+    def write(self, batch: WriteBatch, *, progress: bool = False) -> WriteResult:
+        jobs = self._jobs(batch)
+        matrix = _embed_texts(self.embedder, [t for _, _, t in jobs], progress=progress)
+        result = WriteResult(len({t for _, _, t in jobs}), len(jobs), embedded_ids={i for _, i, _ in jobs})
+        self._write_graph(batch)
+        if self.after_graph is not None:
+            self.after_graph()
+        upserts: dict[str, list[tuple[str, int]]] = {k: [] for k in KINDS}
+        for row, (kind, eid, _) in enumerate(jobs):
+            upserts[kind].append((eid, row))
+        removals = {
+            "entities": set(batch.deleted_entities),
+            "relations": set(batch.deleted_relations) | {r.id for r in batch.relations if not r.embedded},
+            "chunks": set(batch.deleted_chunks),
+        }
+        for kind in KINDS:
+            index = self.vectors.of(kind)
+            gone = removals[kind] - {eid for eid, _ in upserts[kind]}
+            if gone:
+                before = len(index)
+                index.remove(sorted(gone))
+                result.removed_vectors += before - len(index)
+            if upserts[kind]:
+                index.upsert([eid for eid, _ in upserts[kind]], matrix[[r for _, r in upserts[kind]]])
+        self.vectors.save()
+        return result
+
+    def _write_graph(self, batch: WriteBatch) -> None:
+        g = self.graph
+        if batch.chunks:
+            g.upsert_nodes(CHUNK, [node_row(c) for c in batch.chunks])
+        if batch.entities:
+            g.upsert_nodes(ENTITY, [node_row(e) for e in batch.entities])
+        if batch.relations:
+            g.upsert_edges(RELATED, [edge_row(r) for r in batch.relations])
+        dead = set(batch.deleted_entities)
+        mentions = [
+            EdgeRow(f"m:{content_hash(cid, eid)}", cid, eid, CHUNK, ENTITY, {})
+            for cid, eid in batch.mentions
+            if eid not in dead
+        ]
+        if mentions:
+            g.upsert_edges(MENTIONS, mentions)
+        if batch.deleted_relations:
+            g.delete(RELATED, batch.deleted_relations, edges=True)
+        if batch.deleted_entities:
+            g.delete(ENTITY, batch.deleted_entities)
+        if batch.deleted_chunks:
+            g.delete(CHUNK, batch.deleted_chunks)
+        if batch.documents:
+            g.upsert_nodes(DOCUMENT, [node_row(d) for d in batch.documents])
+        if batch.deleted_documents:
+            g.delete(DOCUMENT, batch.deleted_documents)
+
+    # ------------------------------------------------------------------------------------------ reconcile
+
+    def _graph_ids(self, kind: str) -> set[str] | None:
+        """Ids of the graph's elements that should have a vector of ``kind``; ``None`` when the store cannot
+        list them (the in-memory store, whose vectors are never persisted apart from it)."""
+        try:
+            return {str(r["id"]) for r in self.graph.query(_ALL_IDS[kind])}
+        except Unsupported:
+            return None
+
+    def reconcile(self, *, progress: bool = False) -> ReconcileResult:
+        """Re-embed what the graph has and an index lacks; drop vectors whose element is gone."""
+        result = ReconcileResult()
+        for kind in KINDS:
+            want = self._graph_ids(kind)
+            if want is None:
+                continue
+            index = self.vectors.of(kind)
+            have = set(index.ids())
+            missing, extra = sorted(want - have), sorted(have - want)
+            if extra:
+                index.remove(extra)
+                result.dropped[kind] = len(extra)
+            if not missing:
+                continue
+            ids, texts = self._texts_of(kind, missing)
+            if ids:
+                index.upsert(ids, _embed_texts(self.embedder, texts, progress=progress))
+                result.embedded[kind] = len(ids)
+        if result.changed:
+            log.warning("structural store: vectors reconciled with the graph (re-embedded %s, dropped %s)",
+                        result.embedded, result.dropped)
+            self.vectors.save()
+        return result
+
+    def _texts_of(self, kind: str, ids: list[str]) -> tuple[list[str], list[str]]:
+        out_ids: list[str] = []
+        texts: list[str] = []
+        if kind == "relations":
+            rels = [from_props(RelationRecord, e.props, src=e.src, dst=e.dst) for e in self.graph.edges(RELATED, ids)]
+            names = self.entity_names({x for r in rels for x in (r.src, r.dst)})
+            for rel in rels:
+                out_ids.append(rel.id)
+                texts.append(self.relation_vector_text(rel, names))
+            return out_ids, texts
+        label = ENTITY if kind == "entities" else CHUNK
+        for nid, node in self.graph.neighbourhood(label, ids, depth=0).nodes.items():
+            props = {**node.props, "id": nid}
+            if kind == "entities":
+                ent = from_props(EntityRecord, props)
+                text = entity_text(ent.name, ent.description)
+            else:
+                text = str(props.get("text") or "")
+            out_ids.append(nid)
+            texts.append(text)
+        return out_ids, texts
+
+    # ------------------------------------------------------------------------------------------ names
+
+    def all_entities(self) -> list[EntityRecord]:
+        """Every entity's name record (id, name, aliases, type, named), for name matchers."""
+        try:
+            rows = self.graph.query(_ALL_ENTITY_NAMES)
+        except Unsupported:
+            if not isinstance(self.graph, SharedRecords):
+                return []
+            nodes = self.graph.shared_nodes(ENTITY, self.graph.shared_ids(ENTITY))
+            rows = [{**n.props, "id": i} for i, n in nodes.items()]
+        return [
+            from_props(EntityRecord, {k: r.get(k) for k in ("id", "name", "aliases", "type", "named")} | {"norm": ""})
+            for r in rows
+            if r.get("name")
+        ]
