@@ -5,14 +5,16 @@ the nodes of level ``l - 1`` that pass the gate (``SharedRecords.incident`` on a
 ``neighbourhood(ENTITY, frontier, depth=1, rel_types=[RELATED])``), up to ``d_max`` levels (the local and global
 runs of a hybrid query share each call):
 
-* ``p(seed) = alpha(seed)``; the level-0 frontier is the seeds with ``alpha >= theta``;
-* a node ``v`` first reached at level ``l`` gets the score mass its frontier neighbours pass it in one
-  propagation step, ``p(v) = sum over edges (u, v), u in the frontier, of p(u) * w(u, v) / sum_x w(u, x)``
-  (``P(u -> v)`` of the propagation below), and joins the next frontier only when ``p(v) >= theta`` (the
-  others stay in G_q as leaves). A hub splits its score over many edges, so its neighbours are rarely
-  expanded: G_q stays small where the graph is dense;
-* ``|G_q| <= max_ego_nodes``: new nodes are admitted highest ``p`` first (the frontier is kept in descending
-  ``p``) and expansion stops at the cap.
+* the gate score of a node is the propagation's own score (:mod:`.propagate`) after as many iterations as
+  levels grown, over G_q as grown so far, divided by its maximum: ``s_0 = p0`` (the seeds' weights, normalised
+  to sum 1), ``s_l = (1 - lambda) p0 + lambda P^T s_(l-1)`` with ``P(u -> v) = w(u, v) / sum_x w(u, x)`` over
+  the edges traversed so far, and ``gate_l(v) = s_l(v) / max s_l``. So at level 0 a seed's gate is its weight
+  over the largest seed weight, and a node first reached at level ``l`` gets the mass its neighbours pass it
+  in ``l`` damped steps; it joins the next frontier only when ``gate_l(v) >= theta`` (the others stay in G_q as
+  leaves). A hub splits its score over many edges, so its neighbours are rarely expanded: G_q stays small
+  where the graph is dense. Seeds the query names (linked entities) are expanded whatever their gate;
+* ``|G_q| <= max_ego_nodes``: new nodes are admitted highest gate first and expansion stops at the cap (the
+  gate of a level is computed before the cap cuts it).
 
 An expanded node contributes at most its ``max_fanout`` (64) heaviest RELATED edges by ``w_struct`` (ties by
 edge id; the store applies the cap, so a hub costs O(max_fanout), not O(degree)): a hub with thousands of
