@@ -151,6 +151,7 @@ class RelationScore:
     gold: int
     recalled: int
     wrong: tuple[tuple[str, str, str], ...] = ()  # judged, unsupported (src, type, dst)
+    outside: tuple[tuple[str, str, str], ...] = ()  # not judged: an end is not a gold entity
 
     @property
     def precision(self) -> float:
@@ -173,13 +174,14 @@ def judge_relations(gold: GoldDoc, extracted: Sequence[tuple[str, str, str]]) ->
     gold_pairs = {frozenset((s, o)) for s, _, o in gold.relations}
     judged = supported = unjudged = 0
     found: set[frozenset[str]] = set()
-    wrong = []
+    wrong, outside = [], []
     for src, typ, dst in extracted:
         if typ in UNTYPED:
             continue
         a, b = canon.get(normalise_name(src)), canon.get(normalise_name(dst))
         if a is None or b is None:
             unjudged += 1
+            outside.append((src, typ, dst))
             continue
         judged += 1
         pair = frozenset((a, b))
@@ -188,7 +190,7 @@ def judge_relations(gold: GoldDoc, extracted: Sequence[tuple[str, str, str]]) ->
             found.add(pair)
         else:
             wrong.append((src, typ, dst))
-    return RelationScore(judged, supported, unjudged, len(gold_pairs), len(found), tuple(wrong))
+    return RelationScore(judged, supported, unjudged, len(gold_pairs), len(found), tuple(wrong), tuple(outside))
 
 
 # ----------------------------------------------------------------------------------------------- the store
@@ -242,6 +244,8 @@ def doc_relations(skb: StructuralKB, doc_id: str) -> list[tuple[str, str, str]]:
         raise SystemExit(f"document {doc_id} is not in the graph (the document node id is no longer 'doc:<id>'?)")
     chunk_ids = list(node.props.get("chunk_ids") or [])
     chunks = skb.graph.neighbourhood(CHUNK, chunk_ids, depth=0, props=["relation_ids"]).nodes
+    if chunks and not any("relation_ids" in c.props for c in chunks.values()):
+        raise SystemExit(f"the chunks of {doc_id} carry no relation_ids: the graph model changed; update doc_relations")
     rel_ids = sorted({r for c in chunks.values() for r in (c.props.get("relation_ids") or [])})
     edges = skb.graph.edges(RELATED, rel_ids)
     ends = sorted({e.src for e in edges} | {e.dst for e in edges})
@@ -318,9 +322,11 @@ def run_kind(kind: str, graph: str, questions: Sequence[Question], modes: Sequen
         out.relations = RelationScore(
             sum(s.judged for s in scores), sum(s.supported for s in scores), sum(s.unjudged for s in scores),
             sum(s.gold for s in scores), sum(s.recalled for s in scores), tuple(w for s in scores for w in s.wrong),
+            tuple(w for s in scores for w in s.outside),
         )
         if misses:
             out.misses.extend(f"[{kind}] unsupported relation: {w}" for w in out.relations.wrong)
+            out.misses.extend(f"[{kind}] relation not judged: {w}" for w in out.relations.outside)
     return out
 
 
