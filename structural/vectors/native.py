@@ -157,3 +157,7 @@ class NativeVectorIndex:
 
     def save(self) -> None:
         return None
+
+    def close(self) -> None:
+        """Nothing to flush: the graph database holds the vectors."""
+        return None

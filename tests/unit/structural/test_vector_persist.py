@@ -22,9 +22,12 @@ from hybridkg.structural.vectors.tiered import TieredIndex
 
 DIM = 16
 Opener = Callable[..., SavedIndex]
+# a log of up to 1 MiB unless a test sets another compact_fraction: these tests' logs stay short of it
 KINDS: dict[str, Opener] = {
-    "exact": lambda path, **kw: ExactIndex(DIM, path, **kw),
-    "hnsw": lambda path, **kw: HnswIndex(DIM, path, ef_construction=64, ef_search=200, **kw),
+    "exact": lambda path, compact_fraction=1.0: ExactIndex(DIM, path, compact_fraction=compact_fraction),
+    "hnsw": lambda path, compact_fraction=1.0: HnswIndex(
+        DIM, path, ef_construction=64, ef_search=200, compact_fraction=compact_fraction
+    ),
 }
 State = dict[str, np.ndarray]
 
