@@ -10,9 +10,13 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from hybridkg.errors import InputTooLarge, InvalidInput
+from hybridkg.errors import InputTooLarge, InvalidInput, UnsupportedFormat
 from hybridkg.server.cli import input_path, read_input, read_text_input
+from hybridkg.structural.ingest.documents import resolve_format
 from hybridkg.structural.settings import Mode
+
+#: Documents per write of ``docs add|update``: each batch is extracted and embedded together and written at once.
+DOCS_PER_BATCH = 256
 
 
 def add_parsers(sub: Any, common: Any) -> None:
@@ -23,7 +27,10 @@ def add_parsers(sub: Any, common: Any) -> None:
     p.add_argument("--id", metavar="DOC_ID", help="document id (one FILE only; default: the file path)")
     p.add_argument("--format", choices=["text", "markdown", "html"], help="default: from the file extension")
     p.add_argument("--json", action="store_true", help="print a JSON summary")
-    p.add_argument("files", nargs="+", metavar="FILE")
+    p.add_argument("--batch", type=int, default=DOCS_PER_BATCH, metavar="N",
+                   help=f"documents extracted and embedded together per write (default {DOCS_PER_BATCH})")
+    p.add_argument("files", nargs="+", metavar="FILE",
+                   help="files, or directories (their text, Markdown and HTML files, recursively)")
 
     p = sub.add_parser("retrieve", help="graph + vector retrieval; prints JSON")
     common(p)
@@ -55,15 +62,43 @@ def _open_structural(settings: Any, domains: tuple[str, ...] = ()) -> Any:
     return open_structural(settings, kb, domains)
 
 
+def expand_files(names: list[str]) -> list[Path]:
+    """The files named, a directory standing for its text, Markdown and HTML files (recursively, sorted,
+    hidden ones left out)."""
+    out: list[Path] = []
+    for name in names:
+        path = Path(name)
+        if not path.is_dir():
+            out.append(path)
+            continue
+        found = []
+        for f in sorted(path.rglob("*")):
+            if not f.is_file() or any(part.startswith(".") for part in f.relative_to(path).parts):
+                continue
+            try:
+                if resolve_format(None, f.name) is not None:
+                    found.append(f)
+            except UnsupportedFormat:
+                continue
+        if not found:
+            raise InvalidInput(f"{path} is a directory with no text, Markdown or HTML file in it")
+        out.extend(found)
+    return out
+
+
 def cmd_docs(args: argparse.Namespace, settings: Any, print_json: Any) -> int:
     from tqdm import tqdm
 
     from hybridkg.semantic.domains import DomainPolicy
+    from hybridkg.structural.knowledge import DocumentInput
 
     DomainPolicy.load(settings.domains.policy).get(args.domain)
-    if args.id and len(args.files) != 1:
+    if args.batch < 1:
+        raise InvalidInput(f"--batch must be at least 1, not {args.batch}")
+    files = expand_files(args.files) if args.action != "delete" else [Path(f) for f in args.files]
+    if args.id and len(files) != 1:
         raise InvalidInput("--id names one document; give exactly one FILE with it")
-    items: list[tuple[str, Path]] = [(args.id or doc_id_for(Path(f)), Path(f)) for f in args.files]
+    items: list[tuple[str, Path]] = [(args.id or doc_id_for(f), f) for f in files]
     if args.action != "delete":
         limit = settings.structural.chunking.max_document_bytes
         for _, path in items:
@@ -75,14 +110,19 @@ def cmd_docs(args: argparse.Namespace, settings: Any, print_json: Any) -> int:
                 )
     skb = _open_structural(settings, (args.domain,) if args.action != "delete" else ())
     changes = []
+    show = sys.stderr.isatty()
     try:
-        for doc_id, path in tqdm(items, desc=f"docs {args.action}", unit="doc", disable=not sys.stderr.isatty()):
+        with tqdm(total=len(items), desc=f"docs {args.action}", unit="doc", disable=not show) as bar:
             if args.action == "delete":
-                changes.append(skb.delete_document(doc_id, domain=args.domain))
-                continue
-            data = read_input(path)
-            op = skb.add_document if args.action == "add" else skb.update_document
-            changes.append(op(doc_id, data, domain=args.domain, fmt=args.format, name=path.name))
+                for doc_id, _ in items:
+                    changes.append(skb.delete_document(doc_id, domain=args.domain))
+                    bar.update(1)
+            op = skb.add_documents if args.action == "add" else skb.update_documents
+            for i in range(0, len(items) if args.action != "delete" else 0, args.batch):
+                part = items[i : i + args.batch]
+                docs = [DocumentInput(d, read_input(p), args.format, p.name) for d, p in part]
+                changes.extend(op(docs, domain=args.domain, progress=show and len(items) > 1))
+                bar.update(len(part))
     finally:
         skb.close()
     if args.json:
