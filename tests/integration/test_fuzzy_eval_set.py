@@ -80,7 +80,7 @@ def test_questions_are_enough_unique_and_varied(questions: list[Question]) -> No
 def test_every_answer_and_alias_is_in_a_document_of_its_question(
     questions: list[Question], texts: dict[str, str]
 ) -> None:
-    used = set()
+    used: set[str] = set()
     for q in questions:
         assert q.docs, q.id
         assert all(d in texts for d in q.docs), q.id
