@@ -70,6 +70,29 @@ def test_docs_retrieve_feedback_round_trip(store: Path) -> None:
     assert gone["documents"][0]["action"] == "deleted"
 
 
+def test_docs_add_takes_a_directory_in_batches(store: Path) -> None:
+    folder = store.parent / "notes"
+    (folder / "sub").mkdir(parents=True)
+    (folder / "helios.md").write_text(DOC, encoding="utf-8")
+    (folder / "sub" / "bramble.txt").write_text(DOC2, encoding="utf-8")
+    (folder / "sub" / "third.html").write_text("<p>Nova Labs designs the Heron Gripper.</p>", encoding="utf-8")
+    (folder / "logo.png").write_bytes(b"\x89PNG\r\n")
+    (folder / ".hidden.txt").write_text("Secret Corp.", encoding="utf-8")
+    out = hybridkg("docs", "add", "--store", store, "--domain", "crm", "--json", "--batch", "2", "notes",
+                   env=HASH, cwd=store.parent)
+    docs = json.loads(out.stdout)["documents"]
+    assert [d["doc_id"] for d in docs] == ["notes/helios.md", "notes/sub/bramble.txt", "notes/sub/third.html"]
+    assert all(d["action"] == "added" and d["chunks_added"] >= 1 for d in docs)
+    res = json.loads(hybridkg("retrieve", "--store", store, "--mode", "local", "Heron Gripper", env=HASH).stdout)
+    assert any(c["doc"] == "notes/sub/third.html" for c in res["chunks"])
+    empty = store.parent / "empty"
+    empty.mkdir()
+    proc = hybridkg("docs", "add", "--store", store, "--domain", "crm", "empty", check=False, env=HASH,
+                    cwd=store.parent)
+    assert proc.returncode == 2
+    assert "no text, Markdown or HTML file" in proc.stderr
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [
