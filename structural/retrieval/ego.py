@@ -288,8 +288,9 @@ class EgoNetwork:
 class _Growth:
     """The state of one G_q while it grows; several grow in lockstep so that each level is one graph call.
 
-    ``members`` maps each node of G_q to its gate score when it was admitted; ``edges`` holds the traversed
-    edges between members with their weights."""
+    ``members`` maps each node of G_q to its gate score when it was admitted, in admission order; the edges
+    traversed between members are kept as parallel lists of endpoint positions and weights, so that each
+    level's gate and the final arrays cost work only for what the level adds."""
 
     def __init__(self, seeds: Mapping[str, float], extra_edges: Sequence[Edge], forced: Container[str]) -> None:
         self.seeds = seeds
@@ -297,66 +298,95 @@ class _Growth:
         self.forced = forced
         self.order = sorted(seeds, key=lambda s: (s not in forced, -seeds[s], s))
         self.members: dict[str, float] = {}
+        self.index: dict[str, int] = {}
         self.frontier: list[str] = []
         self.edges: dict[str, tuple[Edge, float]] = {}
+        self.src: list[int] = []
+        self.dst: list[int] = []
+        self.weights: list[float] = []
         self.level = 0
 
     def admit_seeds(self, cache: GraphCache, theta: float, cap: int) -> None:
         admitted = [s for s in self.order if cache.entity(s) is not None][:cap]
         top = max((self.seeds[s] for s in admitted), default=0.0)
         self.members = {s: self.seeds[s] / top if top > 0 else 0.0 for s in admitted}
+        self.index = {s: i for i, s in enumerate(admitted)}
         self.frontier = [s for s in admitted if self.members[s] >= theta or s in self.forced]
 
     def step(self, cache: GraphCache, last: bool, theta: float, cap: int, damping: float) -> None:
         """Admit the next level from the (already expanded) frontier, highest gate score first, up to the cap."""
-        members = self.members
         self.level += 1
-        reached: dict[str, None] = {}
-        traversed: list[tuple[Edge, str, float]] = []
+        index, edges = self.index, self.edges
+        reached: dict[str, int] = {}
+        new: list[tuple[Edge, float]] = []
+        seen: set[str] = set()
         for u in self.frontier:
-            incident = cache.incident(u)
-            traversed.extend(incident)
-            for _, v, _ in incident:
-                if v not in members:
-                    reached[v] = None
-        ids = [*members, *reached]
-        known = dict(self.edges)
-        for e, _, w in traversed:
-            known.setdefault(e.id, (e, w))
-        gate = dict(zip(ids, self._gate(ids, known, damping).tolist(), strict=True))
-        admitted = sorted(reached, key=lambda v: (-gate[v], v))[: max(cap - len(members), 0)]
+            for e, v, w in cache.incident(u):
+                if e.id in edges or e.id in seen:
+                    continue
+                seen.add(e.id)
+                new.append((e, w))
+                if v not in index and v not in reached:
+                    reached[v] = len(index) + len(reached)
+        gate = self._gate(reached, new, damping)
+        base = len(index)
+        ranked = sorted(reached, key=lambda v: (-gate[reached[v] - base], v))
+        admitted = ranked[: max(cap - len(index), 0)]
         for v in admitted:
-            members[v] = gate[v]
-        for e, v, w in traversed:
-            if v in members:
-                self.edges[e.id] = (e, w)
-        self.frontier = [] if last else [v for v in admitted if gate[v] >= theta]
+            self.members[v] = float(gate[reached[v] - base])
+            index[v] = len(index)
+        for e, w in new:
+            i, j = index.get(e.src), index.get(e.dst)
+            if i is not None and j is not None:
+                self._add_edge(e, w, i, j)
+        self.frontier = [] if last else [v for v in admitted if gate[reached[v] - base] >= theta]
 
-    def _gate(self, ids: Sequence[str], edges: Mapping[str, tuple[Edge, float]], damping: float) -> FloatArray:
-        """The propagation's iterate ``s_level / max`` over ``ids`` and ``edges`` (G_q as grown so far)."""
-        index = {n: i for i, n in enumerate(ids)}
-        pairs = [(index[e.src], index[e.dst], w) for e, w in edges.values() if e.src in index and e.dst in index]
-        src = np.fromiter((p[0] for p in pairs), dtype=np.intp, count=len(pairs))
-        dst = np.fromiter((p[1] for p in pairs), dtype=np.intp, count=len(pairs))
-        weights = np.fromiter((p[2] for p in pairs), dtype=np.float64, count=len(pairs))
+    def _add_edge(self, e: Edge, w: float, i: int, j: int) -> None:
+        self.edges[e.id] = (e, w)
+        self.src.append(i)
+        self.dst.append(j)
+        self.weights.append(w)
+
+    def _gate(self, reached: Mapping[str, int], new: Sequence[tuple[Edge, float]], damping: float) -> FloatArray:
+        """The gate of the nodes ``reached`` (positions after the members'): the propagation's iterate
+        ``s_level / max`` over the members, ``reached`` and the edges so far plus ``new``."""
+        index = self.index
+        n = len(index) + len(reached)
+        src, dst, weights = list(self.src), list(self.dst), list(self.weights)
+        for e, w in new:
+            src.append(index[e.src] if e.src in index else reached[e.src])
+            dst.append(index[e.dst] if e.dst in index else reached[e.dst])
+            weights.append(w)
+        weight = np.zeros(n)
         seeds = self.seeds
-        weight = np.fromiter((seeds.get(i, 0.0) for i in ids), dtype=np.float64, count=len(ids))
-        s, _ = damped_scores(len(ids), src, dst, weights, weight, damping, 0.0, self.level)
-        return normalised(s)
+        for s, i in index.items():
+            if s in seeds:
+                weight[i] = seeds[s]
+        s_l, _ = damped_scores(
+            n, np.array(src, dtype=np.intp), np.array(dst, dtype=np.intp), np.array(weights), weight, damping, 0.0,
+            self.level,
+        )
+        return normalised(s_l)[len(index) :]
 
     def finish(self, cache: GraphCache) -> EgoNetwork:
-        members, edges = self.members, self.edges
+        members, index = self.members, self.index
         for e in self.extra_edges:
-            if e.src in members and e.dst in members and e.src != e.dst and cache.in_domain(e.props):
-                edges.setdefault(e.id, (e, cache.weight(e)))
-        ids = list(members)
-        index = {n: i for i, n in enumerate(ids)}
-        count = len(edges)
-        edge_list = [e for e, _ in edges.values()]
-        src = np.fromiter((index[e.src] for e in edge_list), dtype=np.intp, count=count)
-        dst = np.fromiter((index[e.dst] for e in edge_list), dtype=np.intp, count=count)
-        weights = np.fromiter((w for _, w in edges.values()), dtype=np.float64, count=count)
-        return EgoNetwork(ids, edge_list, src, dst, weights, members)
+            if (
+                e.id not in self.edges
+                and e.src in members
+                and e.dst in members
+                and e.src != e.dst
+                and cache.in_domain(e.props)
+            ):
+                self._add_edge(e, cache.weight(e), index[e.src], index[e.dst])
+        return EgoNetwork(
+            list(index),
+            [e for e, _ in self.edges.values()],
+            np.array(self.src, dtype=np.intp),
+            np.array(self.dst, dtype=np.intp),
+            np.array(self.weights, dtype=np.float64),
+            members,
+        )
 
 
 def build_egos(

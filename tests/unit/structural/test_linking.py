@@ -181,7 +181,8 @@ def company() -> tuple[InMemoryGraphStore, Any]:
     add_entities(g, [{"id": "ent:other:corvid", "name": "Corvid Labs"}], domain="other")
     add_relations(g, [("rel:1", "ent:crm:corvid", "ent:crm:dana", {"type": "employs", "w_struct": 1.0})], domain="crm")
     add_relations(g, [("rel:2", "ent:crm:soft", "ent:crm:firm", {"type": "co_occurs", "w_struct": 0.25})], domain="crm")
-    cosines = {"ent:crm:soft": 0.7, "ent:crm:firm": 0.6, "ent:crm:corvid": 0.3, "ent:crm:dana": 0.1}
+    # the company's weight 0.05 / 0.7 is below theta: only being named gets it expanded
+    cosines = {"ent:crm:soft": 0.7, "ent:crm:firm": 0.6, "ent:crm:corvid": 0.05, "ent:crm:dana": 0.1}
     vectors = {i: cos_vector({0: c}, free=2 + n) for n, (i, c) in enumerate(cosines.items())}
     vectors["ent:other:corvid"] = cos_vector({0: 0.3}, free=9)
     indexes = (index_of(vectors), index_of({}), index_of({}))
@@ -201,8 +202,8 @@ def test_a_linked_entity_is_a_seed_with_its_own_alpha(company: tuple[InMemoryGra
     on = retriever().retrieve(QUERY, mode="local", domain="crm", top_k=10)
     assert on.linked == [LinkedEntity("ent:crm:corvid", "Corvid Labs", "corvid labs", 39, 50)]
     items = {e.id: e for e in on.items}
-    assert items["ent:crm:corvid"].alpha == pytest.approx(0.3, abs=1e-6)
-    assert "ent:crm:dana" in items  # reached through the linked company, expanded though its weight is low
+    assert items["ent:crm:corvid"].alpha == pytest.approx(0.05, abs=1e-6)
+    assert "ent:crm:dana" in items  # reached through the linked company, expanded though its gate is low
     assert items["ent:crm:dana"].alpha == pytest.approx(0.1, abs=1e-6)
     assert on.to_json()["linked"] == [
         {
