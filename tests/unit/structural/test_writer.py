@@ -245,3 +245,26 @@ def test_insert_graph_goes_through_the_same_path_and_keeps_document_provenance(k
     supplies = [r for r in _relations(kb) if r.type == "supplies"]
     assert len(supplies) == 1
     assert supplies[0].id in kb.vectors.relations.ids()
+
+
+def test_a_bad_document_fails_the_whole_batch_before_anything_is_written(kb: StructuralKB) -> None:
+    from hybridkg.errors import InvalidInput
+
+    with pytest.raises(InvalidInput):
+        kb.add_documents([("a", T1), ("b", b"\xff\xfe\x00 not text \x00\x00"), ("c", T3)], domain="d")
+    assert kb.vectors.chunks.ids() == []
+    assert kb.vectors.entities.ids() == []
+    with pytest.raises(InvalidInput, match="twice"):
+        kb.add_documents([("a", T1), ("a", T2)], domain="d")
+    assert kb.vectors.chunks.ids() == []
+
+
+def test_put_documents_adds_updates_and_skips_in_one_batch(kb: StructuralKB) -> None:
+    kb.add_documents([("a", T1), ("b", T2)], domain="d")
+    changes = kb.put_documents([("a", T1), ("b", T3), ("c", T2)], domain="d")
+    assert [c.action for c in changes] == ["unchanged", "updated", "added"]
+    assert changes[1].chunks_removed == 1
+    assert len(kb.vectors.chunks) == 3
+    ents = _entities(kb)
+    assert "Halden Foods" in ents
+    assert len(ents["Corvid Labs"].source_chunks) == 2
