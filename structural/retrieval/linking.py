@@ -186,10 +186,10 @@ class EntityLinker:
         if len(word) < FUZZY_MIN_CHARS or word in STOPWORDS or not word.isalpha():
             return None
         edits = self._max_edits
-        candidates = [
+        candidates = [  # list() copies a bucket in one step: names_changed may grow it meanwhile
             w
             for length in range(max(len(word) - edits, FUZZY_MIN_CHARS), len(word) + edits + 1)
-            for w in words.get((word[0], length), ())
+            for w in list(words.get((word[0], length), ()))
         ]
         if not candidates or word in words.get((word[0], len(word)), ()):
             return None
