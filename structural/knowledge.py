@@ -498,9 +498,8 @@ class StructuralKB:
         changed (``before``: the stored names of the entities the batch touches)."""
         result = self.writer.write(batch, progress=progress)
         changed = [e for e in batch.entities if e.named and before.get(e.id) != e.names()]
-        names_changed = getattr(self.retriever, "names_changed", None)
-        if names_changed is not None and (changed or batch.deleted_entities):
-            names_changed({e.id: e.names() for e in changed}, list(batch.deleted_entities))
+        if changed or batch.deleted_entities:
+            self.retriever.names_changed({e.id: e.names() for e in changed}, list(batch.deleted_entities))
         self._learn(changed)
         return result
 

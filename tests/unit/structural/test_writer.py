@@ -268,3 +268,17 @@ def test_put_documents_adds_updates_and_skips_in_one_batch(kb: StructuralKB) -> 
     ents = _entities(kb)
     assert "Halden Foods" in ents
     assert len(ents["Corvid Labs"].source_chunks) == 2
+
+
+def test_the_query_linker_follows_writes(tmp_path: Path) -> None:
+    config = StructuralConfig.model_validate({"graph": {"backend": "memory"}, "vectors": {"backend": "exact"},
+                                              "extractor": {"kind": "rules"}})
+    with open_structural_kb(config, tmp_path / "s", embedder=Recording()) as skb:
+        skb.extractor = Scripted(TABLE)
+        skb.add_document("a", T1, domain="d")
+        assert [x.name for x in skb.retrieve("Who leads Corvid Labs?", mode="local").linked] == ["Corvid Labs"]
+        skb.add_document("b", T2, domain="d")  # adds the alias "Corvid" after the linker has loaded
+        assert [x.name for x in skb.retrieve("Who runs Corvid?", mode="local").linked] == ["Corvid Labs"]
+        assert [x.name for x in skb.retrieve("Is Halden Foods a client?", mode="local").linked] == ["Halden Foods"]
+        skb.delete_document("b")
+        assert skb.retrieve("Is Halden Foods a client?", mode="local").linked == []
