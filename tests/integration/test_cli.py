@@ -292,7 +292,8 @@ def test_structural_commands_check_their_files_first(tmp_path: Path, monkeypatch
     monkeypatch.setenv("HYBRIDKG_STRUCTURAL__CHUNKING__MAX_DOCUMENT_BYTES", "10000")
     store = tmp_path / "store"
     for args, message in [
-        (("docs", "add", "--store", store, "--domain", "crm", folder), "folder is a directory, not a file"),
+        (("docs", "add", "--store", store, "--domain", "crm", folder),
+         "folder is a directory with no text, Markdown or HTML file in it"),
         (("docs", "add", "--store", store, "--domain", "crm", big),
          "big.txt is 15,000 bytes; the limit is 10,000 bytes (structural.chunking.max_document_bytes)"),
         (("feedback", "--store", store, "--from", latin1), "scores.json is not UTF-8 text"),
