@@ -102,4 +102,5 @@ def build(
         from hybridkg.structural.graphstore.mirror import MirroredGraphStore
 
         graph = MirroredGraphStore(primary)
-    return StructuralKB(graph, VectorSet(entities, relations, chunks), emb, extractor, config)
+    journal = None if config.graph.backend == GraphBackend.MEMORY else path / "write-journal.json"
+    return StructuralKB(graph, VectorSet(entities, relations, chunks), emb, extractor, config, journal=journal)

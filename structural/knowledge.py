@@ -29,6 +29,7 @@ import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from enum import StrEnum
+from pathlib import Path
 from typing import Any
 
 from hybridkg.errors import InvalidInput, NotFound, Unsupported
@@ -173,7 +174,10 @@ class StructuralKB:
         *,
         tokenizer: Tokenizer | None = None,
         on_close: Callable[[], None] | None = None,
+        journal: Path | None = None,
     ) -> None:
+        """``journal``: where the writer records the vectors a write is about to change (see :mod:`.writer`);
+        ``None`` when the vectors are not persisted apart from the graph."""
         self.graph = graph
         self.vectors = vectors
         self.embedder = embedder
@@ -181,7 +185,7 @@ class StructuralKB:
         self.config = config
         self.tokenizer = tokenizer or Tokenizer()
         self.entity_types: dict[str, list[str]] = {}
-        self.writer = GraphWriter(graph, vectors, embedder)
+        self.writer = GraphWriter(graph, vectors, embedder, journal=journal)
         self._lock = threading.RLock()
         self._on_close = on_close
         self.retriever = Retriever(

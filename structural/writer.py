@@ -11,14 +11,20 @@ Document ingestion and curated inserts both hand a :class:`WriteBatch` of record
 
 Embedding runs before the first write, so a failing embedder changes nothing. A crash between 3 and 4 leaves
 the graph ahead of the indexes; :meth:`GraphWriter.reconcile` (run when the store opens) re-embeds what the
-graph has and an index lacks and drops vectors whose element is gone.
+graph has and an index lacks and drops vectors whose element is gone. An element the index holds with a
+vector of its old text is caught by the journal: before the graph write the writer records the ids whose
+vectors it is about to change (``journal``, a small JSON file), and removes it once the indexes are saved; a
+journal found at open means those vectors are re-embedded from the graph.
 """
 
 from __future__ import annotations
 
+import json
 import logging
+import os
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 
@@ -131,10 +137,13 @@ def _embed_texts(embedder: Embedder, texts: Sequence[str], *, progress: bool) ->
 class GraphWriter:
     """Writes records to the graph store and their vectors to the :class:`VectorSet`."""
 
-    def __init__(self, graph: GraphStore, vectors: VectorSet, embedder: Embedder) -> None:
+    def __init__(
+        self, graph: GraphStore, vectors: VectorSet, embedder: Embedder, *, journal: Path | None = None
+    ) -> None:
         self.graph = graph
         self.vectors = vectors
         self.embedder = embedder
+        self.journal = journal  # None: the indexes are not persisted apart from the graph
         # called between the graph write and the vector write (tests use it to crash the process there)
         self.after_graph: Callable[[], None] | None = None
 
@@ -185,9 +194,6 @@ class GraphWriter:
         jobs = self._jobs(batch)
         matrix = _embed_texts(self.embedder, [t for _, _, t in jobs], progress=progress)
         result = WriteResult(len({t for _, _, t in jobs}), len(jobs), embedded_ids={i for _, i, _ in jobs})
-        self._write_graph(batch)
-        if self.after_graph is not None:
-            self.after_graph()
         upserts: dict[str, list[tuple[str, int]]] = {k: [] for k in KINDS}
         for row, (kind, eid, _) in enumerate(jobs):
             upserts[kind].append((eid, row))
@@ -196,6 +202,10 @@ class GraphWriter:
             "relations": set(batch.deleted_relations) | {r.id for r in batch.relations if not r.embedded},
             "chunks": set(batch.deleted_chunks),
         }
+        self._journal({k: [eid for eid, _ in upserts[k]] for k in KINDS})
+        self._write_graph(batch)
+        if self.after_graph is not None:
+            self.after_graph()
         for kind in KINDS:
             index = self.vectors.of(kind)
             gone = removals[kind] - {eid for eid, _ in upserts[kind]}
@@ -206,7 +216,35 @@ class GraphWriter:
             if upserts[kind]:
                 index.upsert([eid for eid, _ in upserts[kind]], matrix[[r for _, r in upserts[kind]]])
         self.vectors.save()
+        self._journal(None)
         return result
+
+    def _journal(self, ids: dict[str, list[str]] | None) -> None:
+        """Record the ids whose vectors are about to change (durably), or clear the record (``None``)."""
+        if self.journal is None:
+            return
+        if ids is None:
+            self.journal.unlink(missing_ok=True)
+            return
+        if not any(ids.values()) and not self.journal.exists():
+            return
+        self.journal.parent.mkdir(parents=True, exist_ok=True)
+        tmp = self.journal.with_suffix(".tmp")
+        with open(tmp, "w", encoding="utf-8") as f:
+            json.dump(ids, f)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, self.journal)
+
+    def _journaled(self) -> dict[str, set[str]]:
+        if self.journal is None or not self.journal.exists():
+            return {k: set() for k in KINDS}
+        try:
+            data = json.loads(self.journal.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            log.warning("structural store: unreadable write journal %s; re-embedding nothing from it", self.journal)
+            return {k: set() for k in KINDS}
+        return {k: {str(i) for i in data.get(k) or []} for k in KINDS}
 
     def _write_graph(self, batch: WriteBatch) -> None:
         g = self.graph
@@ -248,13 +286,14 @@ class GraphWriter:
     def reconcile(self, *, progress: bool = False) -> ReconcileResult:
         """Re-embed what the graph has and an index lacks; drop vectors whose element is gone."""
         result = ReconcileResult()
+        journaled = self._journaled()
         for kind in KINDS:
             want = self._graph_ids(kind)
             if want is None:
                 continue
             index = self.vectors.of(kind)
             have = set(index.ids())
-            missing, extra = sorted(want - have), sorted(have - want)
+            missing, extra = sorted((want - have) | (want & journaled[kind])), sorted(have - want)
             if extra:
                 index.remove(extra)
                 result.dropped[kind] = len(extra)
@@ -268,6 +307,7 @@ class GraphWriter:
             log.warning("structural store: vectors reconciled with the graph (re-embedded %s, dropped %s)",
                         result.embedded, result.dropped)
             self.vectors.save()
+        self._journal(None)
         return result
 
     def _texts_of(self, kind: str, ids: list[str]) -> tuple[list[str], list[str]]:

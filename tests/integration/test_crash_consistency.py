@@ -15,6 +15,7 @@ from hybridkg.structural.base import ENTITY, RELATED
 from hybridkg.structural.factory import open_structural_kb
 from hybridkg.structural.knowledge import StructuralKB
 from hybridkg.structural.settings import StructuralConfig
+from hybridkg.structural.texts import entity_text
 
 DOCS = {
     "ridge.txt": "Tessel Freight moved its billing to Ledgerbeam in March. Its finance director, Ilse Varga, "
@@ -22,6 +23,8 @@ DOCS = {
     "quarry.txt": "Quarry Analytics hired Noor Haldane from Tessel Freight. Noor Haldane leads the data team "
     "at Quarry Analytics in Porto.",
 }
+UPDATE = ("Quarry Analytics hired Noor Haldane from Tessel Freight. Quarry Analytics is a robotics supplier in "
+          "Porto, and Tessel Freight is its largest customer.")
 CONFIG = {"embedder": {"kind": "hash"}, "vectors": {"backend": "exact"}, "graph": {"backend": "falkordb"}}
 
 CHILD = """
@@ -29,17 +32,20 @@ import os, signal, sys
 from pathlib import Path
 from hybridkg.structural.factory import open_structural_kb
 from hybridkg.structural.settings import StructuralConfig
+from hybridkg.structural.texts import entity_text
 
 config = StructuralConfig.model_validate({config!r})
 kb = open_structural_kb(config, Path(sys.argv[1]))
 docs = {docs!r}
-if sys.argv[2] == "delete":
+if sys.argv[2] in ("delete", "update"):
     kb.add_documents(list(docs.items()), domain="crm")
     kb.close()
     kb = open_structural_kb(config, Path(sys.argv[1]))
 kb.writer.after_graph = lambda: os.kill(os.getpid(), signal.SIGKILL)
 if sys.argv[2] == "delete":
     kb.delete_document("quarry.txt")
+elif sys.argv[2] == "update":
+    kb.update_document("quarry.txt", {update!r}, domain="crm")
 else:
     kb.add_documents(list(docs.items()), domain="crm")
 print("not killed")
@@ -47,7 +53,7 @@ print("not killed")
 
 
 def _crash(path: Path, action: str) -> None:
-    code = textwrap.dedent(CHILD.format(config=CONFIG, docs=DOCS))
+    code = textwrap.dedent(CHILD.format(config=CONFIG, docs=DOCS, update=UPDATE))
     proc = subprocess.run([sys.executable, "-c", code, str(path), action], capture_output=True, text=True,
                           timeout=300)
     assert proc.returncode == -9, f"the child was not killed: {proc.returncode}\n{proc.stdout}\n{proc.stderr}"
@@ -104,3 +110,20 @@ def test_killed_after_the_graph_write_of_a_delete(tmp_path: Path) -> None:
         assert all(h.id in ents for h in hits)
         edges = kb.graph.neighbourhood(ENTITY, sorted(ents), depth=1, rel_types=[RELATED]).edges
         assert all(e.src in ents and e.dst in ents for e in edges)
+
+
+def test_killed_after_the_graph_write_of_an_update_leaves_no_stale_vector(tmp_path: Path) -> None:
+    path = tmp_path / "s"
+    _crash(path, "update")
+    assert (path / "write-journal.json").exists(), "the write was journaled before the graph write"
+    with _open(path) as kb:
+        assert not (path / "write-journal.json").exists()
+        _assert_in_step(kb)
+        ents, _, _ = _graph_ids(kb)
+        nodes = kb.graph.neighbourhood(ENTITY, sorted(ents), depth=0).nodes
+        quarry = next(n for n in nodes.values() if n.props["name"] == "Quarry Analytics")
+        assert "robotics supplier" in quarry.props["description"], "the update reached the graph"
+        found, matrix = kb.vectors.entities.get([quarry.id])
+        want = kb.embedder.embed([entity_text(quarry.props["name"], quarry.props["description"])])[0]
+        assert found == [quarry.id]
+        assert float(matrix[0] @ want) > 0.999, "the entity's vector is of its new text, not the old one"
