@@ -57,6 +57,20 @@ def _merge_best(rows: Sequence[Any], top_k: int) -> list[Any]:
     return sorted(best.values(), key=lambda r: (-r.score, r.id))[:top_k]
 
 
+def _merge_ranked(results: Sequence[Sequence[ScoredEntity]], top_k: int) -> list[ScoredEntity]:
+    """Entity items of several retrievals (one per domain) by id, in the order each retrieval ranked them:
+    by rank, then score (retrieval puts the entities a question names after its candidate answers, whatever
+    their scores); an entity found by several keeps its best rank."""
+    best: dict[str, tuple[int, ScoredEntity]] = {}
+    for items in results:
+        for rank, row in enumerate(items):
+            prior = best.get(row.id)
+            if prior is None or (rank, -row.score) < (prior[0], -prior[1].score):
+                best[row.id] = (rank, row)
+    ordered = sorted(best.values(), key=lambda x: (x[0], -x[1].score, x[1].id))
+    return [row for _, row in ordered][:top_k]
+
+
 def retrieve(
     skb: StructuralKB,
     kb: KnowledgeBase,
@@ -68,20 +82,21 @@ def retrieve(
     llm: AskLLM | None = None,
     max_context_chars: int = 12_000,
 ) -> FuzzyResult:
-    """Retrieval over ``domains`` (the query embedded once), merged by score, as answers and evidence."""
+    """Retrieval over ``domains`` (the query embedded once), merged (entities by rank, the rest by score), as
+    answers and evidence."""
     vector = skb.embedder.embed([question])[0]
-    entities: list[ScoredEntity] = []
+    ranked: list[list[ScoredEntity]] = []
     relations: list[ScoredRelation] = []
     chunks: list[ContextChunk] = []
     contexts: list[str] = []
     for domain in domains:
         result = skb.retrieve(question, mode=mode, top_k=top_k, domain=domain, query_vector=vector)
-        entities.extend(result.items)
+        ranked.append(result.items)
         relations.extend(result.relations)
         chunks.extend(result.chunks)
         if result.context:
             contexts.append(result.context)
-    entities = _merge_best(entities, top_k)
+    entities = _merge_ranked(ranked, top_k)
     relations = _merge_best(relations, top_k)
     chunks = _merge_best(chunks, top_k)
 

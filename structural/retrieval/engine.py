@@ -29,6 +29,7 @@ from tqdm import tqdm
 from hybridkg.errors import InvalidInput
 from hybridkg.structural.base import CHUNK, ENTITY, Edge, Embedder, GraphStore, Node, SharedRecords, VectorIndex
 from hybridkg.structural.feedback import read_epoch
+from hybridkg.structural.retrieval.answers import TypeMatcher, answer_order, expected_type, typed_scores
 from hybridkg.structural.retrieval.compress import (
     CHUNK_KIND,
     ENTITY_KIND,
@@ -119,6 +120,7 @@ class Retriever:
         self._candidates = CandidateFactory()
         self._adjacency = AdjacencyMemo()
         self._linker = EntityLinker(graph, config.link_max_edits)
+        self._types = TypeMatcher(embedder)
 
     def names_changed(self, added: Mapping[str, Sequence[str]], removed: Sequence[str]) -> None:
         """Keep query entity linking current after a write: ``added`` maps each entity written to all its names
@@ -229,8 +231,15 @@ class Retriever:
         complete = cache.hydrate([ids[p] for p in pool_entities], {edges[p].id: edges[p] for p in pool_relations})
         for p in pool_relations:
             edges[p] = complete.get(edges[p].id, edges[p])
-        top = [ids[p] for p in pool_entities[:k_out]]
-        result.items = [_entity(cache.nodes[ids[p]], evidence, p) for p in pool_entities[:k_out]]
+        wanted = expected_type(query)
+        if wanted is not None and pool_entities:
+            types = [str(cache.nodes[ids[p]].props.get("type") or "") for p in pool_entities]
+            typed = typed_scores(evidence.score[pool_entities].tolist(), self._types.compat(wanted, types))
+            rank = {p: t for p, t in zip(pool_entities, typed, strict=True)}
+            pool_entities = sorted(pool_entities, key=lambda p: (-rank[p], ids[p]))
+        answers = answer_order(pool_entities, ids, {e.id for e in result.linked}, query, result.linked, k_out)
+        top = [ids[p] for p in answers]
+        result.items = [_entity(cache.nodes[ids[p]], evidence, p) for p in answers]
         result.relations = [_relation(evidence, cache, p) for p in pool_relations[:k_out]]
         result.subgraph_nodes = [ids[p] for p in entity_order.tolist()]
         result.subgraph_edges = [edges[p].id for p in relation_order.tolist()]

@@ -35,7 +35,9 @@ def cos_vector(cosines: Mapping[int, float], free: int, dim: int = DIM) -> Vecto
 
 
 class TableEmbedder:
-    """An :class:`~hybridkg.structural.base.Embedder` that knows a fixed table of texts."""
+    """An :class:`~hybridkg.structural.base.Embedder` that knows a fixed table of texts; every other text (entity
+    types and expected answer types, compared by retrieval's answer typing) gets one and the same vector on the
+    last axis, so answer typing finds every type equally compatible unless a test puts them in the table."""
 
     def __init__(self, table: Mapping[str, Vector], dim: int = DIM) -> None:
         self._table = {k: np.asarray(v, dtype=np.float32) / np.linalg.norm(v) for k, v in table.items()}
@@ -48,7 +50,8 @@ class TableEmbedder:
 
     def embed(self, texts: Sequence[str]) -> Vector:
         self.calls += 1
-        return np.stack([self._table[t] for t in texts]).astype(np.float32)
+        other = unit(self._dim - 1, self._dim)
+        return np.stack([self._table.get(t, other) for t in texts]).astype(np.float32)
 
 
 def index_of(vectors: Mapping[str, Vector], dim: int = DIM) -> ExactIndex:
