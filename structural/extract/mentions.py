@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from spacy.tokens import Doc, Span, Token
 
 from hybridkg.structural.base import ExtractedEntity, ExtractedRelation, Extraction, KnownEntity
+from hybridkg.structural.extract.layout import Kind, Layout, Segment
 from hybridkg.structural.resolution import GENERIC_TYPE, is_generic_type, normalise_name
 
 NUMERIC_LABELS = frozenset({"DATE", "TIME", "MONEY", "PERCENT", "QUANTITY", "CARDINAL", "ORDINAL"})
@@ -69,7 +70,10 @@ MAX_KEYWORDS = 6
 CO_OCCURS = "co_occurs"
 
 # type evidence ranks (see the module docstring)
-RANK_NONE, RANK_NER, RANK_WEAK, RANK_CLASS, RANK_KNOWN = range(5)
+RANK_NONE, RANK_NER, RANK_WEAK, RANK_PHRASE, RANK_CLASS, RANK_KNOWN = range(6)
+LAYOUT = "hybridkg_layout"  # Doc.user_data key of the chunk's layout.Layout
+_NO_NAMES = frozenset({Kind.LABEL, Kind.HEADER})  # segments whose words are field names, never entity names
+_TITLED = frozenset({Kind.HEADING, Kind.CELL})  # segments written in title case by convention
 
 _PHRASE_DEPS = frozenset({"compound", "amod", "nmod"})
 _PHRASE_POS = frozenset({"NOUN", "ADJ", "PROPN", "VERB"})
@@ -181,6 +185,16 @@ class ChunkGraph:
             for t in range(s.start, s.end):
                 self._sent_of[t] = i
         self._antecedents: dict[int, str | None] = {}
+        self.layout: Layout | None = doc.user_data.get(LAYOUT)
+        self.segment_of: list[Segment | None] = [None] * len(doc)
+        if self.layout is not None:
+            segments = sorted(self.layout.segments, key=lambda s: s.start)
+            n = 0
+            for token in doc:
+                while n < len(segments) and segments[n].end <= token.idx:
+                    n += 1
+                if n < len(segments) and segments[n].start <= token.idx and not token.is_space:
+                    self.segment_of[token.i] = segments[n]
 
     def sentence_index(self, token: Token) -> int:
         return self._sent_of[token.i]
@@ -254,14 +268,16 @@ class ChunkGraph:
         return Extraction([d.entity() for k, d in self.drafts.items() if k in names], relations)
 
 
-def collect(doc: Doc, known: Callable[[str], KnownEntity | None], entity_types: Sequence[str]) -> ChunkGraph:
-    """The chunk's entity mentions: known names, NER spans, other proper nouns, common noun phrases."""
+def collect(
+    doc: Doc,
+    known: Callable[[str], KnownEntity | None],
+    entity_types: Sequence[str],
+    common_word: Callable[[str], bool] = lambda word: False,
+) -> ChunkGraph:
+    """The chunk's entity mentions: known names, NER spans, other proper nouns, common noun phrases.
+    ``common_word(w)`` says whether the lower-case word ``w`` is a common English word (see :func:`_by_position`)."""
     graph = ChunkGraph(doc)
-    sentences = {s.start: clip(s.text) for s in doc.sents}
-    sentence_of = [""] * len(doc)
-    for s in doc.sents:
-        for i in range(s.start, s.end):
-            sentence_of[i] = sentences[s.start]
+    sentence_of = _descriptions(graph)
     for span in doc.ents:
         if span.kb_id_:
             entity = known(span.kb_id_)
@@ -270,22 +286,170 @@ def collect(doc: Doc, known: Callable[[str], KnownEntity | None], entity_types: 
             continue
         if span.label_ in NUMERIC_LABELS:
             continue
-        tokens = _trim(span)
-        if not tokens:
-            continue
-        name = doc[tokens[0].i : tokens[-1].i + 1].text
-        key = normalise_name(name)
-        if not key:
-            continue
-        category = NER_CATEGORIES.get(span.label_)
-        rank = RANK_WEAK if category == "person" else RANK_NER
-        draft = Draft(name, ner_type(span.label_, entity_types), rank, True, sentence_of[span.start],
-                      category=category, plural=tokens[-1].tag_ in ("NNS", "NNPS"))
-        graph.add(key, tokens, draft)
-    _proper_nouns(graph, sentence_of)
+        pieces = _pieces(graph, span)
+        for tokens in pieces:
+            tokens = _trim(tokens)
+            if not tokens or not _may_name(graph, tokens):
+                continue
+            if len(pieces) > 1 and _by_position(graph, tokens, common_word):
+                continue
+            name = doc[tokens[0].i : tokens[-1].i + 1].text
+            key = normalise_name(name)
+            if not key:
+                continue
+            category = NER_CATEGORIES.get(span.label_)
+            rank = RANK_WEAK if category == "person" else RANK_NER
+            draft = Draft(name, ner_type(span.label_, entity_types), rank, True, sentence_of[tokens[0].i],
+                          category=category, plural=tokens[-1].tag_ in ("NNS", "NNPS"))
+            graph.add(key, tokens, draft)
+    _proper_nouns(graph, sentence_of, common_word)
+    _short_names(graph)
     _common_nouns(graph, sentence_of)
     graph.mentions.sort(key=lambda m: m.start)
     return graph
+
+
+def _descriptions(graph: ChunkGraph) -> list[str]:
+    """Each token's description: its sentence, or for a table cell or field value the record it belongs to."""
+    doc = graph.doc
+    sentence_of = [""] * len(doc)
+    for s in doc.sents:
+        text = clip(s.text)
+        for i in range(s.start, s.end):
+            sentence_of[i] = text
+    if graph.layout is not None and graph.layout.records:
+        for record in graph.layout.records:
+            text = clip(record.text)
+            for f in record.fields:
+                span = doc.char_span(f.start, f.end, alignment_mode="expand")
+                for i in range(span.start, span.end) if span is not None else ():
+                    sentence_of[i] = text
+    return sentence_of
+
+
+def _pieces(graph: ChunkGraph, span: Span) -> list[list[Token]]:
+    """An NER span cut wherever it leaves its segment or sentence: a name never runs across a line break, a
+    table cell or a heading."""
+    pieces: list[list[Token]] = [[]]
+    for token in span:
+        if token.is_space or (token.text == "|" and token.pos_ in ("PUNCT", "SYM", "X")):
+            pieces.append([])
+            continue
+        last = pieces[-1][-1] if pieces[-1] else None
+        if last is not None and (
+            graph.segment_of[last.i] is not graph.segment_of[token.i] or token.is_sent_start
+        ):
+            pieces.append([])
+        pieces[-1].append(token)
+    return [p for p in pieces if p]
+
+
+def _may_name(graph: ChunkGraph, tokens: Sequence[Token]) -> bool:
+    """Whether a segment may hold names there: not a field label, a table header or a line in capitals."""
+    segment = graph.segment_of[tokens[0].i]
+    return segment is None or (segment.kind not in _NO_NAMES and not segment.caps)
+
+
+def _segment_start(graph: ChunkGraph, token: Token) -> bool:
+    """Whether ``token`` is the first word of its sentence or segment (where English capitalises any word)."""
+    if token.is_sent_start:
+        return True
+    segment = graph.segment_of[token.i]
+    if segment is None:
+        return False
+    before = token.i - 1
+    while before >= 0 and graph.doc[before].is_punct and graph.segment_of[before] is segment:
+        before -= 1  # "1. Acquisition", "(a) Scope"
+    return before < 0 or graph.segment_of[before] is not segment or graph.doc[before].like_num
+
+
+def _dictionary_forms(word: str) -> tuple[str, ...]:
+    """``word`` in lower case and, for a plural, its singular by the regular English endings."""
+    w = word.lower()
+    out = [w]
+    if w.endswith("ies") and len(w) > 4:
+        out.append(w[:-3] + "y")
+    if w.endswith("es") and len(w) > 3:
+        out.append(w[:-2])
+    if w.endswith("s") and len(w) > 2:
+        out.append(w[:-1])
+    return tuple(out)
+
+
+def _is_common(token: Token, common_word: Callable[[str], bool]) -> bool:
+    """A capitalised word that is a common English word: the pipeline's lexicon knows its lower-case form, or
+    the chunk writes it in lower case elsewhere. Function words and punctuation count as common."""
+    if token.is_punct or token.is_stop or not token.is_alpha:
+        return token.is_punct or token.is_stop
+    if any(common_word(form) for form in _dictionary_forms(token.text)):
+        return True
+    lower = token.lower_
+    return any(t.text == lower for t in token.doc if t.i != token.i)
+
+
+def _by_position(graph: ChunkGraph, tokens: Sequence[Token], common_word: Callable[[str], bool]) -> bool:
+    """Capitalised only by position, so not a name: a single common word starting a sentence, a line or a cell
+    ("Usage dropped", "Role", "Risks and ..."), or, in a heading or table cell (written in title case), common
+    words only ("Next Steps", "Chief Operations Officer")."""
+    if not tokens[0].text[:1].isupper() or _capitalised_elsewhere(graph, tokens):
+        return False
+    segment = graph.segment_of[tokens[0].i]
+    words = [t for t in tokens if t.is_alpha]
+    if (
+        segment is not None
+        and segment.kind in _TITLED
+        and words
+        and all(_is_common(t, common_word) for t in tokens)
+        and not all(t.is_stop for t in words)
+    ):
+        return True
+    return len(words) == 1 and len(tokens) == 1 and _segment_start(graph, tokens[0]) and _is_common(
+        tokens[0], common_word
+    )
+
+
+def _capitalised_elsewhere(graph: ChunkGraph, tokens: Sequence[Token]) -> bool:
+    """Evidence the words are a name after all: the chunk capitalises them where position does not force it
+    ("Sofia to pick ..." after "Sofia Lindgren reported"), outside headings and cells."""
+    first = tokens[0].text
+    for t in graph.doc:
+        if t.text != first or t.i == tokens[0].i or _segment_start(graph, t):
+            continue
+        segment = graph.segment_of[t.i]
+        if segment is not None and segment.kind in _TITLED:
+            continue
+        if all(t.i + n < len(graph.doc) and graph.doc[t.i + n].text == w.text for n, w in enumerate(tokens)):
+            return True
+    return False
+
+
+def _short_names(graph: ChunkGraph) -> None:
+    """A one-word name that is the first or last word of a person's full name in the chunk ("Lucas" after
+    "Lucas Pennock"), or the first word of an organisation's ("Pembury" after "Pembury Foods"), is that
+    entity, whatever type the NER gave the word alone; when it fits two, it stays itself."""
+    full: dict[str, set[str]] = {}
+    for key, draft in graph.drafts.items():
+        words = draft.name.split()
+        if len(words) < 2 or not draft.named:
+            continue
+        if draft.category == "person":
+            full.setdefault(words[0], set()).add(key)
+            full.setdefault(words[-1], set()).add(key)
+        elif draft.category == "organization":
+            full.setdefault(words[0], set()).add(key)
+    if not full:
+        return
+    for key, draft in list(graph.drafts.items()):
+        targets = full.get(draft.name, set()) - {key}
+        if len(targets) != 1 or len(draft.name.split()) != 1 or draft.iri is not None:
+            continue
+        target = targets.pop()
+        for m in graph.mentions:
+            if m.key == key:
+                m.key = target
+                for i in range(m.start, m.end):
+                    graph.token_key[i] = target
+        del graph.drafts[key]
 
 
 def _add_known(graph: ChunkGraph, span: Span, entity: KnownEntity, sentence: str) -> None:
@@ -299,25 +463,35 @@ def _add_known(graph: ChunkGraph, span: Span, entity: KnownEntity, sentence: str
     graph.add(span.kb_id_, span, draft)
 
 
-def _trim(span: Span) -> list[Token]:
+def _trim(span: Span | Sequence[Token]) -> list[Token]:
     tokens = list(span)
-    while tokens and (tokens[0].pos_ in ("DET", "PUNCT") or tokens[0].dep_ == "case"):
+    while tokens and (tokens[0].pos_ in ("DET", "PUNCT", "SPACE") or tokens[0].dep_ == "case"):
         tokens.pop(0)
-    while tokens and (tokens[-1].pos_ == "PUNCT" or tokens[-1].tag_ == "POS"):
+    while tokens and (tokens[-1].pos_ in ("PUNCT", "SPACE") or tokens[-1].tag_ == "POS"):
         tokens.pop()
     return tokens
 
 
-def _proper_nouns(graph: ChunkGraph, sentence_of: list[str]) -> None:
+def _proper_nouns(graph: ChunkGraph, sentence_of: list[str], common_word: Callable[[str], bool]) -> None:
     doc = graph.doc
+
+    def free(token: Token) -> bool:
+        return (
+            token.pos_ == "PROPN"
+            and graph.token_key[token.i] is None
+            and not token.ent_type_
+            and _may_name(graph, [token])
+        )
+
     run: list[Token] = []
     for token in [*doc, None]:
         if (
             token is not None
-            and token.pos_ == "PROPN"
-            and graph.token_key[token.i] is None
-            and not token.ent_type_
-            and (not run or graph.sentence_index(run[0]) == graph.sentence_index(token))
+            and free(token)
+            and run
+            and graph.sentence_index(run[0]) == graph.sentence_index(token)
+            and graph.segment_of[run[0].i] is graph.segment_of[token.i]
+            and not token.is_sent_start
         ):
             run.append(token)
             continue
@@ -327,12 +501,17 @@ def _proper_nouns(graph: ChunkGraph, sentence_of: list[str]) -> None:
             head = run[-1].head  # a single word right before a name the NER found modifying it is a title ("Dr.")
             after = graph.token_key[run[0].i + 1] if run[0].i + 1 < len(doc) else None
             title = len(run) == 1 and after is not None and graph.token_key[head.i] == after
-            if not title and len(key) >= 2 and any(c.isalpha() for c in key):
+            if (
+                not title
+                and len(key) >= 2
+                and any(c.isalpha() for c in key)
+                and not _by_position(graph, run, common_word)
+            ):
                 draft = Draft(name, GENERIC_TYPE, RANK_NONE, True, sentence_of[run[0].i],
                               plural=run[-1].tag_ == "NNPS")
                 graph.add(key, run, draft)
             run = []
-        if token is not None and token.pos_ == "PROPN" and graph.token_key[token.i] is None and not token.ent_type_:
+        if token is not None and free(token):
             run = [token]
 
 
@@ -364,11 +543,13 @@ def _common_nouns(graph: ChunkGraph, sentence_of: list[str]) -> None:
             continue
         if token.is_stop or token.like_num or not token.is_alpha and not any(c.isalpha() for c in token.text):
             continue
+        if not _may_name(graph, [token]):
+            continue
         if token.dep_ in _PHRASE_DEPS and token.head.pos_ in ("NOUN", "PROPN") and token.head.i > token.i:
             continue  # part of a longer phrase
         tokens = phrase_tokens(token, graph)
         name = graph.doc[tokens[0].i : tokens[-1].i + 1].text
-        if tokens[0].is_sent_start and name[:1].isupper() and name[1:2].islower():
+        if _segment_start(graph, tokens[0]) and name[:1].isupper() and name[1:2].islower():
             name = name[0].lower() + name[1:]
         key = normalise_name(name)
         if len(key) < 3:

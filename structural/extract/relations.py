@@ -48,17 +48,22 @@ from collections.abc import Iterable, Sequence
 
 from spacy.tokens import Span, Token
 
+from hybridkg.structural.extract.layout import Record
 from hybridkg.structural.extract.mentions import (
     CO_OCCURS,
+    MAX_PHRASE_WORDS,
     NUMERIC_LABELS,
     RANK_CLASS,
-    RANK_WEAK,
+    RANK_NONE,
+    RANK_PHRASE,
     ChunkGraph,
+    Draft,
     class_type,
     clip,
     phrase_text,
     phrase_tokens,
 )
+from hybridkg.structural.resolution import GENERIC_TYPE, normalise_name
 
 IS_A = "is_a"
 ROLE_PREPOSITIONS = frozenset({"of", "at", "for"})
@@ -304,7 +309,7 @@ class _Sentence:
         if mapped is not None:
             draft.retype(mapped, RANK_CLASS)
         else:
-            draft.retype(words, RANK_WEAK)
+            draft.retype(words, RANK_PHRASE)
 
     def noun_prepositions(self, noun: Token) -> None:
         src = self.entity(noun)
@@ -339,6 +344,60 @@ def relations(
     co_occurrence_weight: float,
     window: int = CO_OCCURRENCE_WINDOW,
 ) -> None:
-    """Add the relations of every sentence of ``graph.doc`` to ``graph``."""
+    """Add the relations of every sentence and table row of ``graph.doc`` to ``graph``."""
     for sent in graph.doc.sents:
         _Sentence(graph, sent, entity_types, co_occurrence_weight).run(window)
+    if graph.layout is not None:
+        for record in graph.layout.records:
+            if record.table:
+                _row(graph, record, entity_types)
+
+
+def _row(graph: ChunkGraph, record: Record, entity_types: Sequence[str]) -> None:
+    """A table row: its first cell that is one name is the subject; each other cell's names, or its value when
+    it is a short phrase, the object of a relation named by the column header; numbers and dates keywords."""
+    doc = graph.doc
+    cells: list[tuple[str, list[Token], list[str]]] = []
+    for f in record.fields:
+        span = doc.char_span(f.start, f.end, alignment_mode="expand")
+        if span is None:
+            continue
+        tokens = [t for t in span if not t.is_space and not t.is_punct]
+        keys = list(dict.fromkeys(k for t in tokens if (k := graph.token_key[t.i]) is not None))
+        cells.append((f.name, tokens, keys))
+    subject = next(
+        (
+            (name, keys[0])
+            for name, tokens, keys in cells
+            if len(keys) == 1 and graph.named(keys[0]) and all(graph.token_key[t.i] == keys[0] for t in tokens)
+        ),
+        None,
+    )
+    if subject is None:
+        return
+    header, src = subject
+    mapped = class_type(header, header.split()[-1], entity_types) if header.split() else None
+    if mapped is not None:
+        graph.drafts[src].retype(mapped, RANK_PHRASE)
+    description = clip(record.text)
+    numbers = [t.text for _, tokens, _ in cells for t in tokens if t.ent_type_ in NUMERIC_LABELS or t.like_num]
+    for name, tokens, keys in cells:
+        if not tokens or src in keys:
+            continue
+        rel_type = slug(name)
+        named = [k for k in keys if graph.named(k)]
+        if not named and _short_value(tokens):
+            value = doc[tokens[0].i : tokens[-1].i + 1].text
+            key = normalise_name(value)
+            if key not in graph.drafts:
+                graph.add(key, tokens, Draft(value, GENERIC_TYPE, RANK_NONE, False, description))
+            named = [key]
+        for dst in named:
+            if dst != src and rel_type:
+                graph.relate(src, dst, rel_type, list(dict.fromkeys([name.lower(), *numbers])), description, 1.0)
+
+
+def _short_value(tokens: Sequence[Token]) -> bool:
+    """A cell value that is a term (a few words, not a number or date), not a sentence."""
+    words = [t for t in tokens if t.is_alpha]
+    return 0 < len(words) <= MAX_PHRASE_WORDS and not any(t.ent_type_ in NUMERIC_LABELS or t.like_num for t in tokens)
