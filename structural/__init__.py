@@ -1,7 +1,7 @@
 """Structural layer: property graph, vectors and LightRAG-style retrieval.
 
 The front door is :class:`StructuralKB` (documents -> chunks -> extraction -> merge with provenance;
-retrieval; feedback), opened from its settings section with ``StructuralKB.open(config, path)``.
+retrieval; feedback), opened from its settings section with ``open_structural_kb(config, path)``.
 """
 
 from hybridkg.structural.base import (
@@ -18,7 +18,7 @@ from hybridkg.structural.base import (
     VectorIndex,
 )
 from hybridkg.structural.embedding.factory import make_embedder
-from hybridkg.structural.factory import make_extractor
+from hybridkg.structural.factory import make_extractor, open_structural_kb
 from hybridkg.structural.feedback import FeedbackResult
 from hybridkg.structural.graphstore.factory import make_graph_store
 from hybridkg.structural.knowledge import DocumentChange, StructuralKB, known_from_rows
@@ -77,4 +77,5 @@ __all__ = [
     "make_extractor",
     "make_graph_store",
     "make_vector_index",
+    "open_structural_kb",
 ]

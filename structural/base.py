@@ -193,6 +193,11 @@ class VectorIndex(Protocol):
         """Every id the index holds (any order)."""
         ...
 
+    def close(self) -> None:
+        """Save and release what the index holds open (indexes in the graph database: nothing to do); the
+        index is not used afterwards."""
+        ...
+
 
 # --------------------------------------------------------------------------------------------- embedding
 

@@ -223,9 +223,10 @@ class StructuralKB:
             return result
 
     def close(self) -> None:
+        """Close the vector indexes (saved, long delta logs compacted), then the graph store."""
         with self._lock:
             try:
-                self.vectors.save()
+                self.vectors.close()
             finally:
                 self.graph.close()
                 if self._on_close is not None:

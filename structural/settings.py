@@ -111,6 +111,12 @@ class VectorConfig(BaseModel):
     hnsw_ef_search: int = Field(
         default=128, ge=8, description="HNSW query beam width (also the native index's efRuntime)."
     )
+    compact_fraction: float | None = Field(
+        default=None,
+        ge=0,
+        description="exact/hnsw/auto: a save appends to the delta log until it would pass this fraction of the "
+        "snapshot's size, then writes a new snapshot (0: a full snapshot every save; unset: exact 0.25, hnsw 0.01).",
+    )
 
 
 class EmbedderConfig(BaseModel):

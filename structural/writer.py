@@ -80,6 +80,17 @@ class VectorSet:
         for index in (self.entities, self.relations, self.chunks):
             index.save()
 
+    def close(self) -> None:
+        """Close every index (each saves first); all are closed even when one fails, the first error is raised."""
+        error: BaseException | None = None
+        for index in (self.entities, self.relations, self.chunks):
+            try:
+                index.close()
+            except BaseException as e:
+                error = error or e
+        if error is not None:
+            raise error
+
 
 @dataclass(slots=True)
 class WriteBatch:

@@ -36,11 +36,12 @@ def make_vector_index(
                 m=config.hnsw_m,
                 ef_construction=config.hnsw_ef_construction,
                 ef_search=config.hnsw_ef_search,
+                compact_fraction=config.compact_fraction,
             )
         case VectorBackend.EXACT:
             from hybridkg.structural.vectors.exact import ExactIndex
 
-            return ExactIndex(dim, path)
+            return ExactIndex(dim, path, compact_fraction=config.compact_fraction)
         case VectorBackend.HNSW:
             from hybridkg.structural.vectors.hnsw import HnswIndex
 
@@ -50,6 +51,7 @@ def make_vector_index(
                 m=config.hnsw_m,
                 ef_construction=config.hnsw_ef_construction,
                 ef_search=config.hnsw_ef_search,
+                compact_fraction=config.compact_fraction,
             )
         case VectorBackend.NATIVE:
             if native is None:
