@@ -185,6 +185,8 @@ class ChunkGraph:
             for t in range(s.start, s.end):
                 self._sent_of[t] = i
         self._antecedents: dict[int, str | None] = {}
+        self.classes: dict[str, str | None] = {}  # class phrase or head noun -> the one entity it describes
+        self.classes_sentence: dict[str, int] = {}
         self.layout: Layout | None = doc.user_data.get(LAYOUT)
         self.segment_of: list[Segment | None] = [None] * len(doc)
         if self.layout is not None:
@@ -210,6 +212,16 @@ class ChunkGraph:
         for i in range(first, last + 1):
             self.token_key[i] = key
         self.mentions.append(Mention(key, first, last + 1, self._sent_of[first]))
+
+    def describe_as(self, key: str, phrase: str, head: str, sentence: int) -> None:
+        """Note that a class phrase (and its head noun) describes entity ``key``; a phrase describing two
+        entities describes none."""
+        for word in dict.fromkeys((phrase, head)):
+            if word not in self.classes:
+                self.classes[word] = key
+                self.classes_sentence[word] = sentence
+            elif self.classes[word] != key:
+                self.classes[word] = None
 
     def named(self, key: str | None) -> bool:
         return key is not None and self.drafts[key].named
@@ -425,8 +437,8 @@ def _capitalised_elsewhere(graph: ChunkGraph, tokens: Sequence[Token]) -> bool:
 
 def _short_names(graph: ChunkGraph) -> None:
     """A one-word name that is the first or last word of a person's full name in the chunk ("Lucas" after
-    "Lucas Pennock"), or the first word of an organisation's ("Pembury" after "Pembury Foods"), is that
-    entity, whatever type the NER gave the word alone; when it fits two, it stays itself."""
+    "Lucas Pennock"), or the first word of another name but a place's ("Pembury" after "Pembury Foods"), is
+    that entity, whatever type the NER gave the word alone; when it fits two, it stays itself."""
     full: dict[str, set[str]] = {}
     for key, draft in graph.drafts.items():
         words = draft.name.split()
@@ -435,7 +447,7 @@ def _short_names(graph: ChunkGraph) -> None:
         if draft.category == "person":
             full.setdefault(words[0], set()).add(key)
             full.setdefault(words[-1], set()).add(key)
-        elif draft.category == "organization":
+        elif draft.category != "location":
             full.setdefault(words[0], set()).add(key)
     if not full:
         return
@@ -444,6 +456,9 @@ def _short_names(graph: ChunkGraph) -> None:
         if len(targets) != 1 or len(draft.name.split()) != 1 or draft.iri is not None:
             continue
         target = targets.pop()
+        graph.drafts[target].retype(draft.type, draft.rank)
+        if graph.drafts[target].category is None:
+            graph.drafts[target].category = draft.category
         for m in graph.mentions:
             if m.key == key:
                 m.key = target
@@ -483,11 +498,20 @@ def _proper_nouns(graph: ChunkGraph, sentence_of: list[str], common_word: Callab
             and _may_name(graph, [token])
         )
 
+    def joins(token: Token) -> bool:  # "of" between two proper nouns: "Vale of Ceris", "Bank of Holm"
+        return (
+            token.lower_ == "of"
+            and token.head.i == token.i - 1
+            and token.i + 1 < len(doc)
+            and free(doc[token.i + 1])
+            and graph.segment_of[token.i + 1] is graph.segment_of[token.i - 1]
+        )
+
     run: list[Token] = []
     for token in [*doc, None]:
         if (
             token is not None
-            and free(token)
+            and (free(token) or joins(token))
             and run
             and graph.sentence_index(run[0]) == graph.sentence_index(token)
             and graph.segment_of[run[0].i] is graph.segment_of[token.i]
@@ -504,7 +528,7 @@ def _proper_nouns(graph: ChunkGraph, sentence_of: list[str], common_word: Callab
             if (
                 not title
                 and len(key) >= 2
-                and any(c.isalpha() for c in key)
+                and any(c.isupper() for c in name)  # a name is written with a capital ("digital" tagged PROPN is not)
                 and not _by_position(graph, run, common_word)
             ):
                 draft = Draft(name, GENERIC_TYPE, RANK_NONE, True, sentence_of[run[0].i],

@@ -107,7 +107,7 @@ class _Sentence:
         key = self.g.token_key[token.i]
         if key is not None:
             if not self.g.drafts[key].named and depth < 3:
-                named = self._named_for(token)
+                named = self._named_for(token) or self._definite(token)
                 if named is not None:
                     return named
             return key
@@ -131,6 +131,18 @@ class _Sentence:
         for c in candidates:
             key = self.g.token_key[c.i]
             if self.g.named(key):
+                return key
+        return None
+
+    def _definite(self, noun: Token) -> str | None:
+        """The named entity a definite noun phrase refers back to: the one an earlier sentence of the chunk
+        described by that phrase or its head noun ("Tarn Freight, a regional carrier, ... The carrier plans"),
+        when it described only one that way."""
+        if not any(c.dep_ == "det" and c.lower_ in ("the", "this", "that") for c in noun.children):
+            return None
+        for phrase in (phrase_text(phrase_tokens(noun, self.g)), noun.lemma_.lower()):
+            key = self.g.classes.get(phrase)
+            if key is not None and self.g.classes_sentence.get(phrase, -1) < self.g.sentence_index(noun):
                 return key
         return None
 
@@ -237,11 +249,34 @@ class _Sentence:
                 self.relate(key, self.entity(obj), lemma, [phrase, *numbers])
                 for modifier in self.named_modifiers(obj):
                     self.relate(key, modifier, lemma, [phrase, obj.lower_, *numbers])
+                self.through(key, obj, lemma, [phrase, *numbers])
             for prep, obj in preps:
                 words = [f"{phrase} {prep.lower_}", *numbers]
                 self.relate(key, self.entity(obj), f"{lemma}_{slug(prep.lower_)}", words)
                 for modifier in self.named_modifiers(obj):
                     self.relate(key, modifier, f"{lemma}_{slug(prep.lower_)}", [*words, obj.lower_])
+                self.through(key, obj, f"{lemma}_{slug(prep.lower_)}", words)
+
+    def through(self, key: str | None, noun: Token, rel_type: str, keywords: list[str]) -> None:
+        """Names a common noun object leads to: its possessor and the (named) objects of its prepositions:
+        "Maya scheduled a workshop with Tomas on the Harbor migration" -> Maya -[schedule_workshop_with]->
+        Tomas, Maya -[schedule_workshop_on]-> Harbor; "Corvid audits Halden's accounts" -> Corvid
+        -[audit_accounts_of]-> Halden."""
+        if key is None or not self.is_common(noun) or self._named_for(noun) is not None:
+            return
+        head = slug(noun.lemma_)
+        for c in noun.children:
+            if c.dep_ == "poss":
+                owner = self.entity(c)
+                if owner is not None and self.g.named(owner):
+                    self.relate(key, owner, f"{rel_type}_{head}_of", [*keywords, noun.lower_])
+            if c.dep_ != "prep":
+                continue
+            for obj in (g for p in c.children if p.dep_ == "pobj" for g in self.group(p)):
+                dst = self.entity(obj)
+                targets = [dst] if dst is not None and self.g.named(dst) else self.named_modifiers(obj)
+                for t in targets:
+                    self.relate(key, t, f"{rel_type}_{head}_{slug(c.lower_)}", [*keywords, noun.lower_, c.lower_])
 
     def named_modifiers(self, noun: Token) -> list[str]:
         """Named entities modifying a common noun ("the Kestrel account", "the Oslo sales team")."""
@@ -258,7 +293,13 @@ class _Sentence:
         return out
 
     def pair(self, a: Token, b: Token) -> None:
-        """A copula, apposition or naming between ``a`` and ``b``: one an entity, the other a common noun."""
+        """A copula, apposition or naming between ``a`` and ``b``: one an entity, the other a common noun. A
+        plural noun beside one singular name is a list item, not its description ("Ada Voss (chair), four
+        directors")."""
+        if self.is_common(a) != self.is_common(b):
+            noun, name = (a, b) if self.is_common(a) else (b, a)
+            if noun.tag_ == "NNS" and name.tag_ not in ("NNS", "NNPS") and not name.conjuncts:
+                return
         if self.is_common(b) and not self.is_common(a):
             self.describe(a, b)
         elif self.is_common(a) and not self.is_common(b):
@@ -279,7 +320,7 @@ class _Sentence:
                     if obj.pos_ == "PRON" or self.g.named(self.g.token_key[obj.i]):
                         employers.extend(self.group(obj))
                         self.used_preps.add(prep.i)
-                    elif obj.pos_ == "NOUN" and prep.lower_ == "of" and follow is None:
+                    elif obj.pos_ in ("NOUN", "ADJ", "PROPN") and prep.lower_ == "of" and follow is None:
                         words += " of " + phrase_text(phrase_tokens(obj, self.g))
                         self.used_preps.add(prep.i)
                         follow = obj
@@ -303,6 +344,7 @@ class _Sentence:
                     draft.facts.append(fact)
             return
         self.relate(key, self.g.token_key[noun.i], IS_A, [words])
+        self.g.describe_as(key, words, noun.lemma_.lower(), self.g.sentence_index(noun))
         if words not in draft.facts:
             draft.facts.append(words)
         mapped = class_type(words, noun.lemma_, self.entity_types)
@@ -312,18 +354,30 @@ class _Sentence:
             draft.retype(words, RANK_PHRASE)
 
     def noun_prepositions(self, noun: Token) -> None:
+        """A preposition between two entities, at least one named; for a common noun, also its owner (a
+        possessor: "its headquarters in Caddon" -> owner -[headquarters_in]-> Caddon) and the names modifying
+        it ("the Invoxa connector for Stackmill" -> Invoxa -[connector_for]-> Stackmill) to a named object."""
         src = self.entity(noun)
         if src is None:
             return
+        owners: list[str] = []
+        if self.is_common(noun) and src == self.g.token_key[noun.i]:
+            owners = [k for c in noun.children if c.dep_ == "poss" and (k := self.entity(c)) is not None
+                      and self.g.named(k)]
+            owners += self.named_modifiers(noun)
         for prep in noun.children:
             if prep.dep_ != "prep" or prep.i in self.used_preps:
                 continue
             for obj in (g for c in prep.children if c.dep_ == "pobj" for g in self.group(c)):
                 dst = self.entity(obj)
-                if dst is None or frozenset((src, dst)) in self.typed:
+                if dst is None:
                     continue
-                if self.g.named(src) or self.g.named(dst):
+                if frozenset((src, dst)) not in self.typed and (self.g.named(src) or self.g.named(dst)):
                     self.relate(src, dst, slug(prep.lower_), [prep.lower_])
+                if self.g.named(dst):
+                    words = phrase_text(phrase_tokens(noun, self.g))
+                    for owner in owners:
+                        self.relate(owner, dst, f"{slug(words)}_{slug(prep.lower_)}", [words, prep.lower_])
 
     def co_occurrence(self, window: int) -> None:
         keys: list[str] = []

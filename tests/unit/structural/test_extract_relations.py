@@ -1,0 +1,119 @@
+"""Relation patterns of the spaCy extractor beyond the basic ones of test_nlp_extractor: what a verb's object
+leads to, owners of nouns, definite noun phrases referring back, appositions with possessives and roles, lists.
+
+Sentences written for these tests; the names are given as known, so the assertions rest on the patterns and
+the parse, not on what the statistical NER guesses.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from hybridkg.structural.base import Extraction, KnownEntity
+from hybridkg.structural.extract.nlp import SpacyExtractor
+
+TYPES = ["Organization", "Person", "Product", "Location"]
+KNOWN = [
+    KnownEntity(None, ("Maya Castell",), "Person"),
+    KnownEntity(None, ("Tomas Reuben",), "Person"),
+    KnownEntity(None, ("Ada Voss",), "Person"),
+    KnownEntity(None, ("Piet Oram",), "Person"),
+    KnownEntity(None, ("Ilse Brandauer",), "Person"),
+    KnownEntity(None, ("Corvid Analytics",), "Organization"),
+    KnownEntity(None, ("Halden Foods",), "Organization"),
+    KnownEntity(None, ("Dovecote Pharmacies",), "Organization"),
+    KnownEntity(None, ("Tarn Freight",), "Organization"),
+    KnownEntity(None, ("Orrin Haulage",), "Organization"),
+    KnownEntity(None, ("Waymark",), "Product"),
+    KnownEntity(None, ("Caddon",), "Location"),
+]
+
+
+@pytest.fixture(scope="module")
+def extractor() -> SpacyExtractor:
+    return SpacyExtractor(KNOWN)
+
+
+def triples(extractor: SpacyExtractor, text: str) -> set[tuple[str, str, str]]:
+    found: Extraction = extractor.extract(text, entity_types=TYPES)
+    return {(r.src, r.type, r.dst) for r in found.relations if r.type != "co_occurs"}
+
+
+def test_a_named_object_of_the_objects_preposition(extractor: SpacyExtractor) -> None:
+    got = triples(extractor, "Maya Castell scheduled a workshop with Tomas Reuben for next week.")
+    assert ("Maya Castell", "schedule_workshop_with", "Tomas Reuben") in got
+
+
+def test_a_name_modifying_the_object_of_an_objects_preposition(extractor: SpacyExtractor) -> None:
+    got = triples(extractor, "Maya Castell booked a review of the Waymark rollout.")
+    assert ("Maya Castell", "book_review_of", "Waymark") in got
+
+
+def test_the_possessor_of_the_object(extractor: SpacyExtractor) -> None:
+    got = triples(extractor, "Corvid Analytics reviews Halden Foods's accounts every quarter.")
+    assert ("Corvid Analytics", "review_account_of", "Halden Foods") in got
+
+
+def test_the_owner_of_a_noun_with_a_named_prepositional_object(extractor: SpacyExtractor) -> None:
+    got = triples(extractor, "Dovecote Pharmacies runs forty shops from its headquarters in Caddon.")
+    assert ("Dovecote Pharmacies", "headquarters_in", "Caddon") in got
+
+
+def test_a_definite_noun_phrase_refers_to_the_entity_it_described(extractor: SpacyExtractor) -> None:
+    got = triples(
+        extractor, "Tarn Freight, a regional carrier, renewed its contract in May. The carrier now runs Waymark."
+    )
+    assert ("Tarn Freight", "run", "Waymark") in got
+
+
+def test_a_definite_noun_phrase_describing_two_entities_refers_to_neither(extractor: SpacyExtractor) -> None:
+    text = (
+        "Tarn Freight is a regional carrier. Orrin Haulage is a regional carrier too. "
+        "The carrier now runs Waymark."
+    )
+    got = triples(extractor, text)
+    assert not {t for t in got if t[2] == "Waymark" and t[0] in ("Tarn Freight", "Orrin Haulage")}
+
+
+def test_a_plural_noun_beside_one_name_in_a_list_does_not_describe_it(extractor: SpacyExtractor) -> None:
+    got = triples(extractor, "Present: Ada Voss (chair), Piet Oram (treasurer), four directors.")
+    assert ("Piet Oram", "is_a", "directors") not in got
+    assert ("Ada Voss", "is_a", "chair") in got
+
+
+def test_an_apposition_with_their_names_the_role_at_the_antecedent(extractor: SpacyExtractor) -> None:
+    got = triples(
+        extractor, "Halden Foods renewed in March. Their head of procurement, Ilse Brandauer, signed the order."
+    )
+    assert ("Ilse Brandauer", "head_of_procurement_of", "Halden Foods") in got
+    assert ("Ilse Brandauer", "sign", "order") in got  # the name, not the role phrase, is the subject
+
+
+def test_an_apposition_with_our_names_no_employer(extractor: SpacyExtractor) -> None:
+    got = triples(extractor, "Halden Foods renewed in March. Our account manager, Piet Oram, sent the invoice.")
+    assert not {t for t in got if t[0] == "Piet Oram" and t[2] == "Halden Foods"}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Ilse Brandauer, the head of digital at Corvid Analytics, approved the budget.",
+        "Ilse Brandauer, Corvid Analytics's head of digital, approved the budget.",
+    ],
+)
+def test_a_role_apposition_with_an_employer(extractor: SpacyExtractor, text: str) -> None:
+    got = triples(extractor, text)
+    assert ("Ilse Brandauer", "head_of_digital_of", "Corvid Analytics") in got
+
+
+def test_a_relative_clause_takes_the_noun_it_modifies_as_subject(extractor: SpacyExtractor) -> None:
+    got = triples(extractor, "Maya Castell, who manages Waymark, will visit Caddon in June.")
+    assert ("Maya Castell", "manage", "Waymark") in got
+    assert ("Maya Castell", "visit", "Caddon") in got
+
+
+def test_passive_with_an_agent_and_made_by(extractor: SpacyExtractor) -> None:
+    got = triples(extractor, "Tarn Freight was acquired by Orrin Haulage. It plans routes on Waymark, "
+                             "the routing suite made by Corvid Analytics.")
+    assert ("Orrin Haulage", "acquire", "Tarn Freight") in got
+    assert ("Corvid Analytics", "make", "Waymark") in got
