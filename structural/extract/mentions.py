@@ -180,6 +180,11 @@ class ChunkGraph:
         self.mentions: list[Mention] = []
         self.token_key: list[str | None] = [None] * len(doc)
         self.relations: dict[tuple[str, str, str], _Relation] = {}
+        self.kids: list[list[Token]] = [[] for _ in range(len(doc))]  # Token.children, computed once
+        tokens = list(doc)
+        for token, offset in zip(tokens, doc.to_array("HEAD").astype("int64").tolist(), strict=True):
+            if offset:
+                self.kids[token.i + offset].append(token)
         self._sent_of = [0] * len(doc)
         for i, s in enumerate(doc.sents):
             for t in range(s.start, s.end):
@@ -192,7 +197,7 @@ class ChunkGraph:
         if self.layout is not None:
             segments = sorted(self.layout.segments, key=lambda s: s.start)
             n = 0
-            for token in doc:
+            for token in tokens:
                 while n < len(segments) and segments[n].end <= token.idx:
                     n += 1
                 if n < len(segments) and segments[n].start <= token.idx and not token.is_space:

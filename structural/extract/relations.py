@@ -94,6 +94,7 @@ class _Sentence:
         self.seen: set[tuple[str, str, str]] = set()  # each typed relation counts once per sentence
         self.used_preps: set[int] = set()
         self.numbers: dict[int, list[str]] = {}
+        self._entities: dict[int, str | None] = {}
         for ent in sent.ents:
             if ent.label_ in NUMERIC_LABELS:
                 verb = next((a for a in ent.root.ancestors if _is_verb(a)), None)
@@ -104,6 +105,13 @@ class _Sentence:
 
     def entity(self, token: Token, depth: int = 0) -> str | None:
         """The entity a token stands for (see the module docstring)."""
+        if depth == 0:
+            if token.i not in self._entities:
+                self._entities[token.i] = self._entity(token, 0)
+            return self._entities[token.i]
+        return self._entity(token, depth)
+
+    def _entity(self, token: Token, depth: int) -> str | None:
         key = self.g.token_key[token.i]
         if key is not None:
             if not self.g.drafts[key].named and depth < 3:
@@ -120,12 +128,12 @@ class _Sentence:
 
     def _named_for(self, noun: Token) -> str | None:
         """The named entity in apposition to a common noun, or named by it ("the platform called X")."""
-        candidates: list[Token] = [c for c in noun.children if c.dep_ == "appos"]
+        candidates: list[Token] = [c for c in self.g.kids[noun.i] if c.dep_ == "appos"]
         if noun.dep_ == "appos":
             candidates.append(noun.head)
         if noun.dep_ == "attr":
-            candidates.extend(c for c in noun.head.children if c.dep_ in _SUBJECTS)
-        for child in noun.children:
+            candidates.extend(c for c in self.g.kids[noun.head.i] if c.dep_ in _SUBJECTS)
+        for child in self.g.kids[noun.i]:
             if child.dep_ == "acl":
                 candidates.extend(self._naming_complements(child))
         for c in candidates:
@@ -138,7 +146,7 @@ class _Sentence:
         """The named entity a definite noun phrase refers back to: the one an earlier sentence of the chunk
         described by that phrase or its head noun ("Tarn Freight, a regional carrier, ... The carrier plans"),
         when it described only one that way."""
-        if not any(c.dep_ == "det" and c.lower_ in ("the", "this", "that") for c in noun.children):
+        if not any(c.dep_ == "det" and c.lower_ in ("the", "this", "that") for c in self.g.kids[noun.i]):
             return None
         for phrase in (phrase_text(phrase_tokens(noun, self.g)), noun.lemma_.lower()):
             key = self.g.classes.get(phrase)
@@ -150,8 +158,8 @@ class _Sentence:
         """The names a participle gives: its object predicate ("called X") or "as" object ("known as X")."""
         if verb.tag_ != "VBN":
             return []
-        out = [c for c in verb.children if c.dep_ == "oprd"]
-        out += [g for c in verb.children if c.dep_ == "prep" and c.lower_ == "as" for g in c.children
+        out = [c for c in self.g.kids[verb.i] if c.dep_ == "oprd"]
+        out += [g for c in self.g.kids[verb.i] if c.dep_ == "prep" and c.lower_ == "as" for g in self.g.kids[c.i]
                 if g.dep_ == "pobj"]
         return [t for t in out if self.g.named(self.g.token_key[t.i])]
 
@@ -186,7 +194,7 @@ class _Sentence:
         self.co_occurrence(window)
 
     def subjects(self, verb: Token, depth: int = 0) -> list[Token]:
-        own = [c for c in verb.children if c.dep_ in _SUBJECTS]
+        own = [c for c in self.g.kids[verb.i] if c.dep_ in _SUBJECTS]
         if own:
             return [t for s in own for t in self.group(s)]
         if depth > 5:
@@ -205,13 +213,13 @@ class _Sentence:
                 self.pair(verb.head, name)
             return
         subjects = self.subjects(verb)
-        attrs = [t for c in verb.children if c.dep_ == "attr" for t in self.group(c)]
+        attrs = [t for c in self.g.kids[verb.i] if c.dep_ == "attr" for t in self.group(c)]
         if attrs:
             for s in subjects:
                 for a in attrs:
                     self.pair(s, a)
             return
-        passive = any(c.dep_ in ("nsubjpass", "auxpass") for c in verb.children) or (
+        passive = any(c.dep_ in ("nsubjpass", "auxpass") for c in self.g.kids[verb.i]) or (
             verb.tag_ == "VBN" and verb.dep_ in ("acl", "advcl")
         )
         if passive and self._naming_complements(verb):
@@ -220,16 +228,16 @@ class _Sentence:
                     for name in self._naming_complements(verb):
                         self.pair(name, s)
                     return
-        negated = "not_" if any(c.dep_ == "neg" for c in verb.children) else ""
-        particle = "".join(f"_{c.lower_}" for c in verb.children if c.dep_ == "prt")
+        negated = "not_" if any(c.dep_ == "neg" for c in self.g.kids[verb.i]) else ""
+        particle = "".join(f"_{c.lower_}" for c in self.g.kids[verb.i] if c.dep_ == "prt")
         lemma = negated + slug(verb.lemma_) + particle
         form = negated + slug(verb.lower_) + particle
         phrase = (verb.lemma_ + particle.replace("_", " ")).lower()
         numbers = self.numbers.get(verb.i, [])
-        agents = [g for c in verb.children if c.dep_ == "agent" for p in c.children if p.dep_ == "pobj"
+        agents = [g for c in self.g.kids[verb.i] if c.dep_ == "agent" for p in self.g.kids[c.i] if p.dep_ == "pobj"
                   for g in self.group(p)]
-        preps = [(c, g) for c in verb.children if c.dep_ == "prep" or (c.dep_ == "dative" and c.pos_ == "ADP")
-                 for p in c.children if p.dep_ == "pobj" for g in self.group(p)]
+        preps = [(c, g) for c in self.g.kids[verb.i] if c.dep_ == "prep" or (c.dep_ == "dative" and c.pos_ == "ADP")
+                 for p in self.g.kids[c.i] if p.dep_ == "pobj" for g in self.group(p)]
         subject_keys = [self.entity(t) for t in subjects]
         if passive and agents:
             for agent in agents:
@@ -241,9 +249,9 @@ class _Sentence:
                     words = [f"{verb.lower_} {prep.lower_}", *numbers]
                     self.relate(key, self.entity(obj), f"{form}_{slug(prep.lower_)}", words)
             return
-        objects = [g for c in verb.children if c.dep_ in _OBJECTS and c.pos_ != "ADP" for g in self.group(c)]
+        objects = [g for c in self.g.kids[verb.i] if c.dep_ in _OBJECTS and c.pos_ != "ADP" for g in self.group(c)]
         if not objects:  # an object predicate without an object ("X called Y", misparsed) is the object
-            objects = [g for c in verb.children if c.dep_ == "oprd" for g in self.group(c)]
+            objects = [g for c in self.g.kids[verb.i] if c.dep_ == "oprd" for g in self.group(c)]
         for key in subject_keys:
             for obj in objects:
                 self.relate(key, self.entity(obj), lemma, [phrase, *numbers])
@@ -265,14 +273,14 @@ class _Sentence:
         if key is None or not self.is_common(noun) or self._named_for(noun) is not None:
             return
         head = slug(noun.lemma_)
-        for c in noun.children:
+        for c in self.g.kids[noun.i]:
             if c.dep_ == "poss":
                 owner = self.entity(c)
                 if owner is not None and self.g.named(owner):
                     self.relate(key, owner, f"{rel_type}_{head}_of", [*keywords, noun.lower_])
             if c.dep_ != "prep":
                 continue
-            for obj in (g for p in c.children if p.dep_ == "pobj" for g in self.group(p)):
+            for obj in (g for p in self.g.kids[c.i] if p.dep_ == "pobj" for g in self.group(p)):
                 dst = self.entity(obj)
                 targets = [dst] if dst is not None and self.g.named(dst) else self.named_modifiers(obj)
                 for t in targets:
@@ -309,14 +317,14 @@ class _Sentence:
         """The role phrase of a noun ("head of sales") and the tokens naming whom it is held at (possessor,
         or an of/at/for object that is an entity)."""
         words = phrase_text(phrase_tokens(noun, self.g))
-        employers = [c for c in noun.children if c.dep_ == "poss"]
+        employers = [c for c in self.g.kids[noun.i] if c.dep_ == "poss"]
         current = noun
         for _ in range(3):
             follow: Token | None = None
-            for prep in current.children:
+            for prep in self.g.kids[current.i]:
                 if prep.dep_ != "prep" or prep.lower_ not in ROLE_PREPOSITIONS:
                     continue
-                for obj in (c for c in prep.children if c.dep_ == "pobj"):
+                for obj in (c for c in self.g.kids[prep.i] if c.dep_ == "pobj"):
                     if obj.pos_ == "PRON" or self.g.named(self.g.token_key[obj.i]):
                         employers.extend(self.group(obj))
                         self.used_preps.add(prep.i)
@@ -362,13 +370,13 @@ class _Sentence:
             return
         owners: list[str] = []
         if self.is_common(noun) and src == self.g.token_key[noun.i]:
-            owners = [k for c in noun.children if c.dep_ == "poss" and (k := self.entity(c)) is not None
+            owners = [k for c in self.g.kids[noun.i] if c.dep_ == "poss" and (k := self.entity(c)) is not None
                       and self.g.named(k)]
             owners += self.named_modifiers(noun)
-        for prep in noun.children:
+        for prep in self.g.kids[noun.i]:
             if prep.dep_ != "prep" or prep.i in self.used_preps:
                 continue
-            for obj in (g for c in prep.children if c.dep_ == "pobj" for g in self.group(c)):
+            for obj in (g for c in self.g.kids[prep.i] if c.dep_ == "pobj" for g in self.group(c)):
                 dst = self.entity(obj)
                 if dst is None:
                     continue
