@@ -310,6 +310,7 @@ def collect(
                 continue
             if len(pieces) > 1 and _by_position(graph, tokens, common_word):
                 continue
+            tokens = _widen(graph, tokens, common_word)
             name = doc[tokens[0].i : tokens[-1].i + 1].text
             key = normalise_name(name)
             if not key:
@@ -359,6 +360,38 @@ def _pieces(graph: ChunkGraph, span: Span) -> list[list[Token]]:
             pieces.append([])
         pieces[-1].append(token)
     return [p for p in pieces if p]
+
+
+def _widen(graph: ChunkGraph, tokens: list[Token], common_word: Callable[[str], bool]) -> list[Token]:
+    """An NER span grown over the proper nouns the parser compounds with it that it left out ("Farid" + "Rask"
+    when only "Farid" was labelled); leftwards only over words that are not common words (not a title such as
+    "President" or "Dr")."""
+    doc = graph.doc
+
+    def fits(t: Token) -> bool:
+        return (
+            t.pos_ == "PROPN"
+            and not t.ent_type_
+            and graph.token_key[t.i] is None
+            and graph.segment_of[t.i] is graph.segment_of[tokens[0].i]
+            and graph.sentence_index(t) == graph.sentence_index(tokens[0])
+        )
+
+    span = {t.i for t in tokens}
+    while tokens[-1].i + 1 < len(doc):
+        nxt = doc[tokens[-1].i + 1]
+        if not (fits(nxt) and tokens[-1].dep_ == "compound" and tokens[-1].head.i == nxt.i):
+            break
+        tokens = [*tokens, nxt]
+        span.add(nxt.i)
+    while tokens[0].i > 0:
+        prev = doc[tokens[0].i - 1]
+        if not (fits(prev) and prev.dep_ == "compound" and prev.head.i in span and prev.is_alpha
+                and not _is_common(prev, common_word)):
+            break
+        tokens = [prev, *tokens]
+        span.add(prev.i)
+    return tokens
 
 
 def _may_name(graph: ChunkGraph, tokens: Sequence[Token]) -> bool:

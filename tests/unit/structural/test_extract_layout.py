@@ -8,10 +8,12 @@ must never come out (a name with a line break in it, a label as a name) or use n
 from __future__ import annotations
 
 import pytest
+from spacy.tokens import Doc
 
 from hybridkg.structural.base import Extraction, KnownEntity
 from hybridkg.structural.extract.layout import Kind, analyse
-from hybridkg.structural.extract.nlp import SpacyExtractor
+from hybridkg.structural.extract.mentions import collect
+from hybridkg.structural.extract.nlp import SpacyExtractor, names_together
 
 TYPES = ["Organization", "Person", "Product", "Location"]
 KNOWN = [
@@ -180,3 +182,49 @@ def test_a_description_of_a_field_value_names_its_label(extractor: SpacyExtracto
     found = run(extractor, "Superintendent: Odile Farrant\nSigned by: Rowan Ashdown")
     odile = next(e for e in found.entities if e.name == "Odile Farrant")
     assert "Superintendent: Odile Farrant" in odile.description
+
+
+# -- the mention rules on a parsed chunk whose NER spans the test sets itself (no dependence on the model's NER)
+
+
+def parsed(extractor: SpacyExtractor, text: str, ents: list[tuple[str, str]]) -> Doc:
+    """``text`` through the pipeline, then its entity spans replaced by ``ents`` (surface text, label)."""
+    doc = next(extractor.nlp.pipe([extractor._prepare(text)]))
+    spans = []
+    for surface, label in ents:
+        start = doc.text.index(surface)
+        span = doc.char_span(start, start + len(surface), label=label)
+        assert span is not None
+        spans.append(span)
+    doc.set_ents(spans, default="outside")
+    return doc
+
+
+def mention_names(extractor: SpacyExtractor, doc: Doc) -> set[str]:
+    graph = collect(doc, lambda key: None, TYPES, extractor._common.__contains__)
+    return {d.name for d in graph.drafts.values() if d.named}
+
+
+def test_an_ner_span_across_a_line_break_is_cut_there(extractor: SpacyExtractor) -> None:
+    doc = parsed(extractor, "Harwell Dynamics\n\nPriority: high", [("Harwell Dynamics\n\nPriority", "ORG")])
+    got = mention_names(extractor, doc)
+    assert "Harwell Dynamics" in got
+    assert not any("Priority" in name for name in got)
+
+
+def test_an_ner_span_grows_over_the_proper_noun_compounded_with_it(extractor: SpacyExtractor) -> None:
+    doc = parsed(extractor, "Yesterday Farid Rask approved the budget.", [("Farid", "PERSON")])
+    assert next(t for t in doc if t.text == "Farid").dep_ == "compound"  # the parse the rule reads
+    got = mention_names(extractor, doc)
+    assert "Farid Rask" in got
+    assert "Rask" not in got
+
+
+def test_no_sentence_starts_inside_a_run_of_proper_nouns(extractor: SpacyExtractor) -> None:
+    with extractor.nlp.select_pipes(enable=["tok2vec", "tagger"]):
+        doc = extractor.nlp("The budget was approved. Farid Rask signed it.")
+    rask = next(t for t in doc if t.text == "Rask")
+    assert rask.tag_ == "NNP"
+    assert rask.is_sent_start is None
+    names_together(doc)
+    assert rask.is_sent_start is False
