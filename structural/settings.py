@@ -125,7 +125,13 @@ class EmbedderConfig(BaseModel):
     kind: EmbedderKind = Field(
         default=EmbedderKind.SENTENCE, description="sentence (all-MiniLM-L6-v2, offline) or hash."
     )
-    batch_size: int = Field(default=64, ge=1, description="Texts per model call.")
+    batch_size: int = Field(default=512, ge=1, description="Most texts in one forward pass of the model.")
+    batch_tokens: int = Field(
+        default=4096,
+        ge=1,
+        description="Padded WordPiece tokens per forward pass: texts are sorted by length and batched up to this "
+        "budget, so short texts go many to a pass and long ones few (4096 measured fastest on 2 cores).",
+    )
     cache_size: int = Field(default=100_000, ge=0, description="Embeddings kept in the content-hash cache.")
     hash_dim: int = Field(default=384, ge=8, description="Dimension of the hashing embedder.")
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import threading
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -126,10 +127,47 @@ class ReconcileResult:
         return any(self.embedded.values()) or any(self.dropped.values())
 
 
-def _embed_texts(embedder: Embedder, texts: Sequence[str], *, progress: bool) -> Vector:
-    """One row per text, each distinct text embedded once, shortest first, in slices for the progress bar."""
-    distinct = sorted(set(texts), key=lambda t: (len(t), t))
+class Prefetch:
+    """Texts embedded on a background thread while the caller does other work (a batch's chunk texts while its
+    chunks are extracted: the model and the extractor then share the two cores). :meth:`rows` waits for it."""
+
+    def __init__(self, embedder: Embedder, texts: Sequence[str]) -> None:
+        self._embedder = embedder
+        self._texts = list(dict.fromkeys(texts))
+        self._rows: dict[str, Vector] = {}
+        self._error: BaseException | None = None
+        self._thread = threading.Thread(target=self._run, name="hybridkg-embed-prefetch", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        try:
+            matrix = _embed_texts(self._embedder, self._texts, progress=False)
+            self._rows = dict(zip(self._texts, matrix, strict=True))
+        except BaseException as e:
+            self._error = e
+
+    def wait(self) -> None:
+        """Wait for the background embedding to end (its error, if any, is raised by :meth:`rows`)."""
+        self._thread.join()
+
+    def rows(self) -> dict[str, Vector]:
+        """Text -> unit row; raises what the embedder raised."""
+        self._thread.join()
+        if self._error is not None:
+            raise self._error
+        return self._rows
+
+
+def _embed_texts(
+    embedder: Embedder, texts: Sequence[str], *, progress: bool, known: dict[str, Vector] | None = None
+) -> Vector:
+    """One row per text, each distinct text embedded once, shortest first, in slices for the progress bar;
+    texts in ``known`` are not embedded again."""
+    known = known or {}
+    distinct = sorted({t for t in texts if t not in known}, key=lambda t: (len(t), t))
     if not distinct:
+        if texts:
+            return np.vstack([known[t] for t in texts]).astype(np.float32, copy=False)
         return np.zeros((0, embedder.dim), dtype=np.float32)
     step = 2048 if progress else len(distinct)
     rows: list[Vector] = []
@@ -142,6 +180,8 @@ def _embed_texts(embedder: Embedder, texts: Sequence[str], *, progress: bool) ->
             bar.update(len(part))
     matrix = np.vstack(rows)
     where = {t: i for i, t in enumerate(distinct)}
+    if known:
+        return np.vstack([known[t] if t in known else matrix[where[t]] for t in texts])
     return matrix[[where[t] for t in texts]]
 
 
@@ -201,9 +241,16 @@ class GraphWriter:
 
     # ------------------------------------------------------------------------------------------ write
 
-    def write(self, batch: WriteBatch, *, progress: bool = False) -> WriteResult:
+    def prefetch(self, texts: Sequence[str]) -> Prefetch:
+        """Start embedding ``texts`` in the background; pass the result to :meth:`write` as ``prefetched``."""
+        return Prefetch(self.embedder, texts)
+
+    def write(self, batch: WriteBatch, *, progress: bool = False, prefetched: Prefetch | None = None) -> WriteResult:
+        """Embed, then write the graph, then the vectors (see the module doc); ``prefetched`` rows are used for
+        the texts they hold."""
         jobs = self._jobs(batch)
-        matrix = _embed_texts(self.embedder, [t for _, _, t in jobs], progress=progress)
+        known = prefetched.rows() if prefetched is not None else None
+        matrix = _embed_texts(self.embedder, [t for _, _, t in jobs], progress=progress, known=known)
         result = WriteResult(len({t for _, _, t in jobs}), len(jobs), embedded_ids={i for _, i, _ in jobs})
         upserts: dict[str, list[tuple[str, int]]] = {k: [] for k in KINDS}
         for row, (kind, eid, _) in enumerate(jobs):

@@ -16,7 +16,7 @@ def make_embedder(config: EmbedderConfig) -> Embedder:
         case EmbedderKind.SENTENCE:
             from hybridkg.structural.embedding.sentence import SentenceEmbedder
 
-            inner = SentenceEmbedder(batch_size=config.batch_size)
+            inner = SentenceEmbedder(batch_size=config.batch_size, batch_tokens=config.batch_tokens)
         case EmbedderKind.HASH:
             from hybridkg.structural.embedding.hashing import HashEmbedder
 

@@ -5,6 +5,12 @@ directory given as ``model_path``); constructing the embedder switches the Huggi
 offline mode (``HF_HUB_OFFLINE``, ``TRANSFORMERS_OFFLINE``), so nothing is ever downloaded. The model
 loads on the first :meth:`SentenceEmbedder.embed` call (3-5 s on the 2-core VM, mostly importing
 sentence-transformers and torch); the dimension is read from the pooling config without loading it.
+
+Batches are cut by a token budget, not a text count: the texts are sorted by their WordPiece length and
+each forward pass takes as many as fit ``batch_tokens`` padded tokens (at most ``batch_size`` texts), so a
+batch of short relation texts holds hundreds of them and one of long chunks a few dozen, with little padding
+either way. Measured on the 2-core VM (load ~3, 588 ingestion texts of 5-150 tokens, best of 3): 64 texts a
+batch 10.3 s, 32 a batch 8.6 s, a budget of 2,048 tokens 7.8 s, 4,096 7.3 s, 8,192 12.4 s.
 """
 
 from __future__ import annotations
@@ -51,12 +57,36 @@ def _pooling_dim(model_path: Path) -> int:
     return dim
 
 
-class SentenceEmbedder:
-    """Unit-length sentence embeddings on CPU, ``batch_size`` texts per forward pass."""
+def token_batches(lengths: Sequence[int], budget: int, max_texts: int) -> list[tuple[int, int]]:
+    """``(start, end)`` slices of ``lengths`` (sorted ascending) such that each batch, padded to its longest
+    text, holds at most ``budget`` tokens and ``max_texts`` texts; a text longer than the budget goes alone."""
+    batches: list[tuple[int, int]] = []
+    start = 0
+    for i, length in enumerate(lengths):
+        if i > start and ((i - start + 1) * length > budget or i - start >= max_texts):
+            batches.append((start, i))
+            start = i
+    if start < len(lengths):
+        batches.append((start, len(lengths)))
+    return batches
 
-    def __init__(self, *, batch_size: int = 64, model_path: Path | None = None, device: str = "cpu") -> None:
+
+class SentenceEmbedder:
+    """Unit-length sentence embeddings on CPU, forward passes of at most ``batch_tokens`` padded tokens and
+    ``batch_size`` texts."""
+
+    def __init__(
+        self,
+        *,
+        batch_size: int = 512,
+        batch_tokens: int = 4096,
+        model_path: Path | None = None,
+        device: str = "cpu",
+    ) -> None:
         if batch_size < 1:
             raise InvalidInput(f"batch_size must be at least 1, got {batch_size}")
+        if batch_tokens < 1:
+            raise InvalidInput(f"batch_tokens must be at least 1, got {batch_tokens}")
         os.environ.update(OFFLINE_ENV)
         for name, value in DEFAULT_ENV.items():
             os.environ.setdefault(name, value)
@@ -65,6 +95,7 @@ class SentenceEmbedder:
             raise BackendUnavailable(f"{self._path} is not a sentence-transformers model directory")
         self._dim = _pooling_dim(self._path)
         self._batch_size = batch_size
+        self._batch_tokens = batch_tokens
         self._device = device
         self._model: Any = None
         self._lock = threading.Lock()
@@ -85,14 +116,21 @@ class SentenceEmbedder:
             raise InvalidInput("texts must be strings")
         if not texts:
             return np.zeros((0, self._dim), dtype=np.float32)
-        vectors = self._load().encode(
-            texts,
-            batch_size=self._batch_size,
-            convert_to_numpy=True,
-            normalize_embeddings=True,
-            show_progress_bar=False,
-        )
-        return np.ascontiguousarray(vectors, dtype=np.float32)
+        model = self._load()
+        encoded = model.tokenizer(texts, truncation=True, max_length=model.max_seq_length)["input_ids"]
+        lengths = [len(ids) for ids in encoded]
+        order = sorted(range(len(texts)), key=lengths.__getitem__)
+        out = np.empty((len(texts), self._dim), dtype=np.float32)
+        for start, end in token_batches([lengths[i] for i in order], self._batch_tokens, self._batch_size):
+            rows = order[start:end]
+            out[rows] = model.encode(
+                [texts[i] for i in rows],
+                batch_size=len(rows),
+                convert_to_numpy=True,
+                normalize_embeddings=True,
+                show_progress_bar=False,
+            )
+        return out
 
     def _load(self) -> Any:
         with self._lock:
