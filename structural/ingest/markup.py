@@ -6,7 +6,9 @@ unescaped, ``<pre>`` keeps its whitespace; the title is ``<title>``, else the fi
 
 Markdown (line-based, no dependency): heading markers, emphasis, links (their text stays), images (their alt
 text stays), list and quote markers, rules and table separators go; fenced and indented code stays as text;
-table rows become cells joined with `` | ``; the title is the first heading (else a front-matter ``title:``).
+table rows become cells joined with `` | `` (empty cells kept, so columns line up); a paragraph's or list
+item's soft line breaks become spaces (a hard break -- two trailing spaces or a backslash -- and each list item
+start a line); the title is the first heading (else a front-matter ``title:``).
 """
 
 from __future__ import annotations
@@ -149,6 +151,7 @@ _TABLE_SEP = re.compile(r"^\s*\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)+\|?\s*$|^\s*\|\s*:
 _REF_DEF = re.compile(r"^\s{0,3}\[[^\]]+\]:\s*\S+")
 _QUOTE = re.compile(r"^\s{0,3}(>\s?)+")
 _LIST = re.compile(r"^\s*(?:[-*+]|\d{1,9}[.)])[ \t]+(?:\[[ xX]\][ \t]+)?")
+_HARD_BREAK = re.compile(r"(?:  +|\\)$")
 _FRONT_TITLE = re.compile(r"^title:\s*(.+?)\s*$", re.I)
 _CODE_SPAN = re.compile(r"(`+)([^\n]+?)\1")
 _INLINE = (
@@ -193,7 +196,7 @@ def _table_row(line: str) -> str:
     if body.endswith("|") and not body.endswith("\\|"):
         body = body[:-1]
     cells = [c.strip().replace("\\|", "|") for c in re.split(r"(?<!\\)\|", body)]
-    return " | ".join(_inline(c) for c in cells if c)
+    return " | ".join(_inline(c) for c in cells)  # empty cells stay, so a row's cells keep their columns
 
 
 def _front_matter(lines: list[str]) -> tuple[int, str | None]:
@@ -223,10 +226,11 @@ def markdown_to_text(source: str) -> tuple[str, str | None]:
 
     def emit(*texts: str) -> None:
         if prose:
-            out.append(_inline("\n".join(prose)))
+            out.append(_inline("".join(prose).strip()))
             prose.clear()
         out.extend(texts)
 
+    hard_break = False
     i = start
     while i < len(lines):
         line = lines[i]
@@ -267,6 +271,13 @@ def markdown_to_text(source: str) -> tuple[str, str | None]:
         if "|" in line and (line.lstrip().startswith("|") or _TABLE_SEP.match(nxt)):
             emit(_table_row(line))
             continue
-        prose.append(_LIST.sub("", line).strip())
+        if not line.strip():
+            emit("")
+            continue
+        item = _LIST.match(line) is not None
+        if prose:  # a soft line break inside a paragraph or list item is a space
+            prose.append("\n" if item or hard_break else " ")
+        hard_break = _HARD_BREAK.search(line) is not None
+        prose.append(_HARD_BREAK.sub("", _LIST.sub("", line).strip() if item else line.strip()))
     emit()
     return "\n".join(out), title or front_title

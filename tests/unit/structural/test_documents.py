@@ -183,13 +183,32 @@ def test_markdown_to_text() -> None:
     doc = prep(MARKDOWN, name="aspirin.md")
     assert doc.title == "Aspirin basics"
     assert doc.text == (
-        "Aspirin basics\n\nAspirin is an NSAID used for pain_relief.\n"
+        "Aspirin basics\n\nAspirin is an NSAID used for pain_relief. "  # a soft line break is a space
         "a white pill See https://example.org & the docs.\n\n"
         "relieves pain\nlowers temperature fever\n\nQuoted advice.\n\n"
         "Drug | Dose\nAspirin | 500 mg\n\n"
         "def dose(weight):  # *not* emphasis\n    return weight * 10\n\n"
         "Setext heading\n\nsnake_case_name stays."
     )
+
+
+def test_markdown_soft_breaks_join_and_list_items_and_hard_breaks_stay_lines() -> None:
+    text = prep(
+        "Brackwater Mills renewed for three years and asked for\nquarterly reviews with the account team.\n\n"
+        "- first item that is long enough to\n  wrap onto a second line\n- second item\n\n"
+        "Signed by Ada Voss  \nTreasurer\\\nHalden Foods",
+        fmt="markdown",
+    ).text
+    assert text == (
+        "Brackwater Mills renewed for three years and asked for quarterly reviews with the account team.\n\n"
+        "first item that is long enough to wrap onto a second line\nsecond item\n\n"
+        "Signed by Ada Voss\nTreasurer\nHalden Foods"
+    )
+
+
+def test_markdown_table_keeps_empty_cells_in_their_columns() -> None:
+    text = prep("| Contact | Role | Mood |\n|---|---|---|\n| Ada Voss | | calm |", fmt="markdown").text
+    assert text == "Contact | Role | Mood\nAda Voss |  | calm"
 
 
 def test_markdown_title_from_front_matter_when_there_is_no_heading() -> None:
