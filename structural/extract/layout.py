@@ -39,6 +39,7 @@ MAX_LABEL_CHARS = 40
 MAX_HEADING_WORDS = 12
 
 _CELL_SEP = " | "
+_CELL_SPLIT = re.compile(r" \|(?: |$)")  # a trailing empty cell's separator has no space after it
 _FIELD_SEP = re.compile(r"\s+[·•]\s+")
 _LABEL = re.compile(r"([^\W\d_][^:.!?;|()\[\]\"]*?)[ \t]*:(?:[ \t]+|$)")
 _ENDS_SENTENCE = re.compile(r"[.!?…:;][\"'”’)\]]*$")
@@ -112,9 +113,10 @@ def _cells(text: str, start: int, end: int) -> list[tuple[int, int]]:
         return []
     out: list[tuple[int, int]] = []
     pos = start
-    for part in line.split(_CELL_SEP):
-        out.append(_trimmed(text, pos, pos + len(part)))
-        pos += len(part) + len(_CELL_SEP)
+    for sep in _CELL_SPLIT.finditer(line):
+        out.append(_trimmed(text, pos, start + sep.start()))
+        pos = start + sep.end()
+    out.append(_trimmed(text, pos, end))
     return out
 
 

@@ -63,6 +63,11 @@ def test_table_rows_are_cells_and_records() -> None:
     assert all(r.table for r in layout.records)
 
 
+def test_empty_cells_keep_the_columns_of_the_cells_after_them() -> None:
+    layout = analyse("Contact | Role | Mood\nAda Voss |  | calm\nPiet Oram | Buyer |")
+    assert [r.text for r in layout.records] == ["Contact: Ada Voss; Mood: calm", "Contact: Piet Oram; Role: Buyer"]
+
+
 def test_a_single_row_is_cells_without_a_record() -> None:
     layout = analyse("Helga Marsh | Order the valves")
     assert [s.kind for s in layout.segments] == [Kind.CELL, Kind.CELL]
