@@ -30,8 +30,11 @@ wins.
 Pronouns resolve to the nearest preceding *named* mention of the chunk that fits the pronoun's morphology
 (spaCy's ``Gender``/``Number`` features): he/she to a person, it/its to a non-person (passing over places when
 an organisation or thing was named in the same or the previous sentence), they/their to an organisation or a
-plural name. Common noun phrases are never antecedents, nor is the name a clause or apposition holding the
-pronoun is attached to ("X, who is its CEO").
+plural name; for he/she/it a fitting subject of the same or the previous sentence comes before a nearer name.
+Common noun phrases are never antecedents, nor is the name a clause or apposition holding the pronoun is
+attached to ("X, who is its CEO").
+
+An entity's description is what the patterns learned of it, then the chunk's sentences that name it.
 """
 
 from __future__ import annotations
@@ -150,6 +153,11 @@ class Draft:
     category: str | None = None
     plural: bool = False
     facts: list[str] = field(default_factory=list)
+    more: list[str] = field(default_factory=list)  # the other sentences of the chunk that mention it
+
+    def mentioned_in(self, sentence: str) -> None:
+        if sentence and sentence != self.sentence and sentence not in self.more:
+            self.more.append(sentence)
 
     def retype(self, entity_type: str, rank: int) -> None:
         if rank > self.rank:
@@ -157,9 +165,10 @@ class Draft:
             self.category = category_of(entity_type) or self.category
 
     def entity(self) -> ExtractedEntity:
-        description = self.sentence
+        """The entity; its description: what the patterns learned of it, then the sentences mentioning it."""
+        description = clip(" ".join([self.sentence, *self.more])) if self.more else self.sentence
         if self.facts:
-            description = clip("; ".join(self.facts) + ". " + self.sentence)
+            description = clip("; ".join(self.facts) + ". " + description)
         return ExtractedEntity(self.name, self.type, description, self.iri, self.named, self.aliases)
 
 
@@ -224,6 +233,7 @@ class ChunkGraph:
         else:
             prior.named = prior.named or draft.named
             prior.retype(draft.type, draft.rank)
+            prior.mentioned_in(draft.sentence)
         first, last = tokens[0].i, tokens[-1].i
         for i in range(first, last + 1):
             self.token_key[i] = key
@@ -272,16 +282,15 @@ class ChunkGraph:
             m for m in reversed(self.mentions)
             if m.end <= pronoun.i and self.drafts[m.key].named and m.key not in bound
         ]
+        here = self._sent_of[pronoun.i]
         if "Masc" in gender or "Fem" in gender:
-            return next((m.key for m in before if self.drafts[m.key].category == "person"), None)
+            people = [m for m in before if self.drafts[m.key].category == "person"]
+            return self._salient(people, here)
         if "Neut" in gender:
             things = [m for m in before if self.drafts[m.key].category != "person"]
-            here = self._sent_of[pronoun.i]
-            for m in things:
-                if m.sent < here - 1:
-                    break
-                if self.drafts[m.key].category != "location":
-                    return m.key
+            recent = [m for m in things if m.sent >= here - 1 and self.drafts[m.key].category != "location"]
+            if recent:
+                return self._salient(recent, here)
             return things[0].key if things else None
         if "Plur" in number:
             return next(
@@ -289,6 +298,21 @@ class ChunkGraph:
                 None,
             )
         return None
+
+    def _salient(self, candidates: list[Mention], here: int) -> str | None:
+        """The nearest candidate, unless a subject of the pronoun's sentence or the one before is a candidate:
+        then the nearest such subject ("Pillpost was built by Foxglove. Farid wants to bring it in-house")."""
+        for m in candidates:
+            if m.sent < here - 1:
+                break
+            head = next((t for t in self.doc[m.start : m.end] if not m.start <= t.head.i < m.end or t.head == t),
+                        None)
+            if head is not None and (
+                head.dep_ in ("nsubj", "nsubjpass")
+                or (head.dep_ == "appos" and head.head.dep_ in ("nsubj", "nsubjpass"))
+            ):
+                return m.key
+        return candidates[0].key if candidates else None
 
     def extraction(self) -> Extraction:
         names = {k: d.name for k, d in self.drafts.items() if normalise_name(d.name)}
@@ -525,6 +549,8 @@ def _short_names(graph: ChunkGraph) -> None:
             continue
         target = targets.pop()
         graph.drafts[target].retype(draft.type, draft.rank)
+        for sentence in (draft.sentence, *draft.more):
+            graph.drafts[target].mentioned_in(sentence)
         if graph.drafts[target].category is None:
             graph.drafts[target].category = draft.category
         for m in graph.mentions:
