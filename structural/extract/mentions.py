@@ -33,8 +33,6 @@ an organisation or thing was named in the same or the previous sentence), they/t
 plural name; for he/she/it a fitting subject of the same or the previous sentence comes before a nearer name.
 Common noun phrases are never antecedents, nor is the name a clause or apposition holding the pronoun is
 attached to ("X, who is its CEO").
-
-An entity's description is what the patterns learned of it, then the chunk's sentences that name it.
 """
 
 from __future__ import annotations
@@ -153,20 +151,13 @@ class Draft:
     category: str | None = None
     plural: bool = False
     facts: list[str] = field(default_factory=list)
-    more: list[str] = field(default_factory=list)  # the other sentences of the chunk that mention it
-
-    def mentioned_in(self, sentence: str) -> None:
-        if sentence and sentence != self.sentence and sentence not in self.more:
-            self.more.append(sentence)
-
     def retype(self, entity_type: str, rank: int) -> None:
         if rank > self.rank:
             self.type, self.rank = entity_type, rank
             self.category = category_of(entity_type) or self.category
 
     def entity(self) -> ExtractedEntity:
-        """The entity; its description: what the patterns learned of it, then the sentences mentioning it."""
-        description = clip(" ".join([self.sentence, *self.more])) if self.more else self.sentence
+        description = self.sentence
         if self.facts:
             description = clip("; ".join(self.facts) + ". " + description)
         return ExtractedEntity(self.name, self.type, description, self.iri, self.named, self.aliases)
@@ -233,7 +224,6 @@ class ChunkGraph:
         else:
             prior.named = prior.named or draft.named
             prior.retype(draft.type, draft.rank)
-            prior.mentioned_in(draft.sentence)
         first, last = tokens[0].i, tokens[-1].i
         for i in range(first, last + 1):
             self.token_key[i] = key
@@ -549,8 +539,6 @@ def _short_names(graph: ChunkGraph) -> None:
             continue
         target = targets.pop()
         graph.drafts[target].retype(draft.type, draft.rank)
-        for sentence in (draft.sentence, *draft.more):
-            graph.drafts[target].mentioned_in(sentence)
         if graph.drafts[target].category is None:
             graph.drafts[target].category = draft.category
         for m in graph.mentions:

@@ -148,14 +148,3 @@ def test_a_pronoun_prefers_the_previous_sentences_subject_to_a_nearer_name(extra
     assert ("Maya Castell", "replace", "Waymark") in got
     assert ("Maya Castell", "replace", "Corvid Analytics") not in got
 
-
-def test_an_entity_description_holds_every_sentence_of_the_chunk_that_names_it(extractor: SpacyExtractor) -> None:
-    found = extractor.extract(
-        "Maya Castell joined Corvid Analytics in May. The board met on Friday. Maya Castell manages the store "
-        "network.",
-        entity_types=TYPES,
-    )
-    maya = next(e for e in found.entities if e.name == "Maya Castell")
-    assert "joined Corvid Analytics" in maya.description
-    assert "manages the store network" in maya.description
-    assert "board met" not in maya.description
