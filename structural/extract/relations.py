@@ -6,7 +6,8 @@ keywords the verb or role phrase plus the sentence's numbers and dates. Endpoint
 clause modifies, a common noun for the named entity in apposition to it or named by it ("its chief
 technology officer, Dana Reyes, spoke" makes Dana Reyes the speaker), and a definite noun phrase ("the
 carrier") for the one named entity an earlier sentence of the chunk described by that phrase or its head noun
-("Tarn Freight, a regional carrier, ...").
+("Tarn Freight, a regional carrier, ...") or, failing that, for the one earlier name ending in its head noun
+("Lumen Learning Trust ... the trust").
 
 * **Verbs** (subject-verb-object with prepositions): ``subject -[lemma]-> object`` and
   ``subject -[lemma_prep]-> prepositional object``: "Dana joined from Corvid Labs in 2020" ->
@@ -166,7 +167,10 @@ class _Sentence:
             key = self.g.classes.get(phrase)
             if key is not None and self.g.classes_sentence.get(phrase, -1) < self.g.sentence_index(noun):
                 return key
-        return None
+        head = noun.lemma_.lower()  # or the one earlier name of the chunk ending in that noun ("the trust")
+        named = {m.key for m in self.g.mentions if m.end <= noun.i and self.g.named(m.key)
+                 and len(words := self.g.drafts[m.key].name.split()) > 1 and words[-1].lower() in (head, noun.lower_)}
+        return named.pop() if len(named) == 1 else None
 
     def _naming_complements(self, verb: Token) -> list[Token]:
         """The names a participle gives: its object predicate ("called X") or "as" object ("known as X")."""
@@ -342,7 +346,7 @@ class _Sentence:
                 if prep.dep_ != "prep" or prep.lower_ not in ROLE_PREPOSITIONS:
                     continue
                 for obj in (c for c in self.g.kids[prep.i] if c.dep_ == "pobj"):
-                    if obj.pos_ == "PRON" or self.g.named(self.g.token_key[obj.i]):
+                    if obj.pos_ == "PRON" or self.g.named(self.entity(obj)):
                         employers.extend(self.group(obj))
                         self.used_preps.add(prep.i)
                     elif obj.pos_ in ("NOUN", "ADJ", "PROPN") and prep.lower_ == "of" and follow is None:
@@ -468,8 +472,7 @@ def _row(graph: ChunkGraph, record: Record, entity_types: Sequence[str]) -> None
         if not named and _short_value(tokens):
             value = doc[tokens[0].i : tokens[-1].i + 1].text
             key = normalise_name(value)
-            if key not in graph.drafts:
-                graph.add(key, tokens, Draft(value, GENERIC_TYPE, RANK_NONE, _title_case(tokens), description))
+            graph.add(key, tokens, Draft(value, GENERIC_TYPE, RANK_NONE, _title_case(tokens), description))
             named = [key]
         for dst in named:
             if dst != src and rel_type:

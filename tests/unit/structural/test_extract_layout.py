@@ -233,3 +233,9 @@ def test_no_sentence_starts_inside_a_run_of_proper_nouns(extractor: SpacyExtract
     assert rask.is_sent_start is None
     names_together(doc)
     assert rask.is_sent_start is False
+
+
+def test_a_title_case_cell_names_the_phrase_prose_used_in_lower_case(extractor: SpacyExtractor) -> None:
+    found = run(extractor, "Tamsin Vey joined as finance director.\n\nContact | Role\nTamsin Vey | Finance Director")
+    assert ("Tamsin Vey", "role", "finance director") in triples(found)
+    assert {e.name: e.named for e in found.entities}.get("finance director") is True

@@ -148,3 +148,19 @@ def test_a_pronoun_prefers_the_previous_sentences_subject_to_a_nearer_name(extra
     assert ("Maya Castell", "replace", "Waymark") in got
     assert ("Maya Castell", "replace", "Corvid Analytics") not in got
 
+
+
+def test_a_definite_noun_phrase_refers_to_the_one_earlier_name_ending_in_its_noun(extractor: SpacyExtractor) -> None:
+    got = triples(
+        extractor, "Halden Foods renewed Waymark in May. Ilse Brandauer, finance director of the foods group, signed."
+    )
+    assert not {t for t in got if t[0] == "Ilse Brandauer" and t[2] == "Halden Foods"}  # "group" ends no name
+    known = [*KNOWN, KnownEntity(None, ("Harrow Valley Trust",), "Organization")]
+    local = SpacyExtractor(known)
+    found = local.extract(
+        "Harrow Valley Trust renewed Waymark in May.\nSigned by: Ilse Brandauer, finance director of the trust",
+        entity_types=TYPES,
+    )
+    assert ("Ilse Brandauer", "finance_director_of", "Harrow Valley Trust") in {
+        (r.src, r.type, r.dst) for r in found.relations
+    }
