@@ -1,6 +1,7 @@
 """Ingestion speed of the structural layer: ~100 short meeting notes through the KB and through ``docs add``.
 
     python -m bench.ingest [--quick] [--docs N] [--extractor offline|rules] [--graph falkordb|memory] [--no-cli]
+                           [--embed-batch N] [--embed-tokens N]
 
 The notes (~80 words each) are generated here from this module's own templates and invented names
 (seeded, so every run ingests the same text). The KB run opens a fresh store with the configured
@@ -122,12 +123,16 @@ def _model_texts(embedder: Embedder) -> int | None:
     return int(stats.misses) if stats is not None else None
 
 
-def _config(extractor: str, graph: str, embedder: str, embed_batch: int | None = None) -> Any:
+def _config(
+    extractor: str, graph: str, embedder: str, embed_batch: int | None = None, embed_tokens: int | None = None
+) -> Any:
     from hybridkg.structural.settings import StructuralConfig
 
     emb: dict[str, Any] = {"kind": embedder}
     if embed_batch:
         emb["batch_size"] = embed_batch
+    if embed_tokens:
+        emb["batch_tokens"] = embed_tokens
     return StructuralConfig.model_validate(
         {"graph": {"backend": graph}, "extractor": {"kind": extractor}, "embedder": emb}
     )
@@ -144,11 +149,17 @@ def _open_kb(config: Any, path: Path, embedder: Embedder) -> Any:
 
 
 def run_kb(
-    notes: list[tuple[str, str]], *, extractor: str, graph: str, embedder_kind: str, embed_batch: int | None = None
+    notes: list[tuple[str, str]],
+    *,
+    extractor: str,
+    graph: str,
+    embedder_kind: str,
+    embed_batch: int | None = None,
+    embed_tokens: int | None = None,
 ) -> dict[str, Any]:
     from hybridkg.structural.embedding.factory import make_embedder
 
-    config = _config(extractor, graph, embedder_kind, embed_batch)
+    config = _config(extractor, graph, embedder_kind, embed_batch, embed_tokens)
     inner = make_embedder(config.embedder)
     inner.embed(["warm-up: load the model before timing"])
     before_misses = _model_texts(inner) or 0
@@ -189,7 +200,13 @@ def run_kb(
 
 
 def run_cli(
-    notes: list[tuple[str, str]], *, extractor: str, graph: str, embedder_kind: str, embed_batch: int | None = None
+    notes: list[tuple[str, str]],
+    *,
+    extractor: str,
+    graph: str,
+    embedder_kind: str,
+    embed_batch: int | None = None,
+    embed_tokens: int | None = None,
 ) -> dict[str, Any]:
     """``hybridkg docs add`` with every note in one command, in a subprocess started from a temp directory."""
     with tempfile.TemporaryDirectory(prefix="bench-ingest-cli-") as tmp:
@@ -208,6 +225,8 @@ def run_cli(
         }
         if embed_batch:
             env["HYBRIDKG_STRUCTURAL__EMBEDDER__BATCH_SIZE"] = str(embed_batch)
+        if embed_tokens:
+            env["HYBRIDKG_STRUCTURAL__EMBEDDER__BATCH_TOKENS"] = str(embed_tokens)
         cli = [sys.executable, "-c", "import sys; from hybridkg.server.cli import main; sys.exit(main())"]
         cmd = [*cli, "docs", "add", f"--store={root / 'store'}", "--domain", "crm", "--json", *files]
         start = time.perf_counter()
@@ -235,15 +254,17 @@ def main(argv: Sequence[str] | None = None) -> None:
     ap.add_argument("--graph", default="falkordb", help="falkordb (default) | memory")
     ap.add_argument("--embedder", default="sentence", help="sentence (default) | hash")
     ap.add_argument("--embed-batch", type=int, help="structural.embedder.batch_size (default: the setting's)")
+    ap.add_argument("--embed-tokens", type=int, help="structural.embedder.batch_tokens (default: the setting's)")
     ap.add_argument("--no-cli", action="store_true", help="skip the `hybridkg docs add` run")
     ap.add_argument("--label", default="", help="a tag printed with the results (e.g. before/after)")
     args = ap.parse_args(argv)
     n = args.docs or (20 if args.quick else 100)
     notes = make_notes(n)
     words = sum(len(t.split()) for _, t in notes) / n
-    out: dict[str, Any] = {"label": args.label, "notes": n, "words_per_note": round(words, 1), "cores": os.cpu_count()}
+    out: dict[str, Any] = {"label": args.label, "notes": n, "words_per_note": round(words, 1), "cores": os.cpu_count(),
+                           "load_average_1m": round(os.getloadavg()[0], 2)}
     kinds = {"extractor": args.extractor, "graph": args.graph, "embedder_kind": args.embedder,
-             "embed_batch": args.embed_batch}
+             "embed_batch": args.embed_batch, "embed_tokens": args.embed_tokens}
     out["kb"] = run_kb(notes, **kinds)
     print(json.dumps(out["kb"]), file=sys.stderr, flush=True)
     if not args.no_cli:

@@ -66,15 +66,7 @@ from hybridkg.structural.retrieval.engine import Retriever
 from hybridkg.structural.retrieval.results import RetrievalResult
 from hybridkg.structural.settings import Mode, StructuralConfig
 from hybridkg.structural.texts import SYMMETRIC_TYPES, content_hash, entity_text, relation_text
-from hybridkg.structural.writer import (
-    KINDS,
-    GraphWriter,
-    Prefetch,
-    ReconcileResult,
-    VectorSet,
-    WriteBatch,
-    WriteResult,
-)
+from hybridkg.structural.writer import KINDS, GraphWriter, ReconcileResult, VectorSet, WriteBatch, WriteResult
 
 _TOKEN_RE = re.compile(r"\w+|[^\w\s]")
 _DOMAIN_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
@@ -334,25 +326,18 @@ class StructuralKB:
             plans = [self._plan_document(i.doc_id, p, stored.get(i.doc_id), domain, how)
                      for i, p in zip(items, prepared, strict=True)]
             todo = [p for p in plans if p.action is not Action.UNCHANGED]
-            # the chunks' texts are final now: the model embeds them while the extractor reads them
-            chunk_texts = [c.text for p in todo for c in p.new_chunks]
-            prefetch = self.writer.prefetch(chunk_texts) if chunk_texts else None
-            try:
-                self._extract(todo, domain, progress=progress)
-                batch = WriteBatch()
-                for p in todo:
-                    batch.chunks.extend(p.new_chunks)
-                    batch.documents.append(DocumentRecord(
-                        self._doc_node_id(p.doc_id), p.doc_id, domain, p.prepared.hash,
-                        p.prepared.title or p.doc_id, p.prepared.format, p.chunk_ids,
-                    ))
-                claims = [c for p in todo for c in p.claims]
-                removed = [c for p in todo for c in p.removed_chunks]
-                merge, before = self._merge(domain, claims, removed, batch) if todo else (MergePlan(), {})
-                result = self._commit(batch, before, progress=progress, prefetched=prefetch) if todo else WriteResult()
-            finally:
-                if prefetch is not None:
-                    prefetch.wait()  # no embedding outlives the call, whatever failed
+            self._extract(todo, domain, progress=progress)
+            batch = WriteBatch()
+            for p in todo:
+                batch.chunks.extend(p.new_chunks)
+                batch.documents.append(DocumentRecord(
+                    self._doc_node_id(p.doc_id), p.doc_id, domain, p.prepared.hash,
+                    p.prepared.title or p.doc_id, p.prepared.format, p.chunk_ids,
+                ))
+            claims = [c for p in todo for c in p.claims]
+            removed = [c for p in todo for c in p.removed_chunks]
+            merge, before = self._merge(domain, claims, removed, batch) if todo else (MergePlan(), {})
+            result = self._commit(batch, before, progress=progress) if todo else WriteResult()
             changes = self._changes(plans, merge, result, domain)
         took = (time.perf_counter() - start) * 1000
         for c in changes:
@@ -512,16 +497,11 @@ class StructuralKB:
         return plan, {eid: rec.names() for eid, rec in current_e.items()}
 
     def _commit(
-        self,
-        batch: WriteBatch,
-        before: Mapping[str, tuple[str, ...]],
-        *,
-        progress: bool = False,
-        prefetched: Prefetch | None = None,
+        self, batch: WriteBatch, before: Mapping[str, tuple[str, ...]], *, progress: bool = False
     ) -> WriteResult:
         """Write ``batch`` through the one write path, then tell the query linker and the extractor which names
         changed (``before``: the stored names of the entities the batch touches)."""
-        result = self.writer.write(batch, progress=progress, prefetched=prefetched)
+        result = self.writer.write(batch, progress=progress)
         changed = [e for e in batch.entities if e.named and before.get(e.id) != e.names()]
         if changed or batch.deleted_entities:
             self.retriever.names_changed({e.id: e.names() for e in changed}, list(batch.deleted_entities))

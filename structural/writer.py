@@ -22,7 +22,7 @@ from __future__ import annotations
 import json
 import logging
 import os
-import threading
+import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -56,6 +56,7 @@ from hybridkg.structural.records import (
 from hybridkg.structural.texts import content_hash, entity_text, relation_text
 
 log = logging.getLogger(__name__)
+_WORDS = re.compile(r"\w+")
 
 KINDS = ("entities", "relations", "chunks")
 _ALL_IDS = {
@@ -127,47 +128,10 @@ class ReconcileResult:
         return any(self.embedded.values()) or any(self.dropped.values())
 
 
-class Prefetch:
-    """Texts embedded on a background thread while the caller does other work (a batch's chunk texts while its
-    chunks are extracted: the model and the extractor then share the two cores). :meth:`rows` waits for it."""
-
-    def __init__(self, embedder: Embedder, texts: Sequence[str]) -> None:
-        self._embedder = embedder
-        self._texts = list(dict.fromkeys(texts))
-        self._rows: dict[str, Vector] = {}
-        self._error: BaseException | None = None
-        self._thread = threading.Thread(target=self._run, name="hybridkg-embed-prefetch", daemon=True)
-        self._thread.start()
-
-    def _run(self) -> None:
-        try:
-            matrix = _embed_texts(self._embedder, self._texts, progress=False)
-            self._rows = dict(zip(self._texts, matrix, strict=True))
-        except BaseException as e:
-            self._error = e
-
-    def wait(self) -> None:
-        """Wait for the background embedding to end (its error, if any, is raised by :meth:`rows`)."""
-        self._thread.join()
-
-    def rows(self) -> dict[str, Vector]:
-        """Text -> unit row; raises what the embedder raised."""
-        self._thread.join()
-        if self._error is not None:
-            raise self._error
-        return self._rows
-
-
-def _embed_texts(
-    embedder: Embedder, texts: Sequence[str], *, progress: bool, known: dict[str, Vector] | None = None
-) -> Vector:
-    """One row per text, each distinct text embedded once, shortest first, in slices for the progress bar;
-    texts in ``known`` are not embedded again."""
-    known = known or {}
-    distinct = sorted({t for t in texts if t not in known}, key=lambda t: (len(t), t))
+def _embed_texts(embedder: Embedder, texts: Sequence[str], *, progress: bool) -> Vector:
+    """One row per text, each distinct text embedded once, shortest first, in slices for the progress bar."""
+    distinct = sorted(set(texts), key=lambda t: (len(t), t))
     if not distinct:
-        if texts:
-            return np.vstack([known[t] for t in texts]).astype(np.float32, copy=False)
         return np.zeros((0, embedder.dim), dtype=np.float32)
     step = 2048 if progress else len(distinct)
     rows: list[Vector] = []
@@ -180,8 +144,6 @@ def _embed_texts(
             bar.update(len(part))
     matrix = np.vstack(rows)
     where = {t: i for i, t in enumerate(distinct)}
-    if known:
-        return np.vstack([known[t] if t in known else matrix[where[t]] for t in texts])
     return matrix[[where[t] for t in texts]]
 
 
@@ -211,10 +173,13 @@ class GraphWriter:
 
     @staticmethod
     def relation_vector_text(rel: RelationRecord, names: dict[str, str]) -> str:
-        return relation_text(
-            names.get(rel.src, rel.src), rel.type, names.get(rel.dst, rel.dst), rel.keywords,
-            rel.curated_description or "",
-        )
+        """Names, type and the keywords that add a word: a keyword whose every word the names and the type
+        already hold ("security officer" in "X is a security officer") only lengthens the text (the ingestion
+        bench's relation texts lose a fifth of their tokens)."""
+        src, dst = names.get(rel.src, rel.src), names.get(rel.dst, rel.dst)
+        have = set(_WORDS.findall(f"{src} {rel.type.replace('_', ' ')} {dst}".casefold()))
+        keywords = [k for k in rel.keywords if not set(_WORDS.findall(k.casefold())) <= have]
+        return relation_text(src, rel.type, dst, keywords, rel.curated_description or "")
 
     def _jobs(self, batch: WriteBatch) -> list[tuple[str, str, str]]:
         """(kind, id, text) of every element whose vector must be (re)computed; sets the records' ``vhash``."""
@@ -241,16 +206,10 @@ class GraphWriter:
 
     # ------------------------------------------------------------------------------------------ write
 
-    def prefetch(self, texts: Sequence[str]) -> Prefetch:
-        """Start embedding ``texts`` in the background; pass the result to :meth:`write` as ``prefetched``."""
-        return Prefetch(self.embedder, texts)
-
-    def write(self, batch: WriteBatch, *, progress: bool = False, prefetched: Prefetch | None = None) -> WriteResult:
-        """Embed, then write the graph, then the vectors (see the module doc); ``prefetched`` rows are used for
-        the texts they hold."""
+    def write(self, batch: WriteBatch, *, progress: bool = False) -> WriteResult:
+        """Embed, then write the graph, then the vectors (see the module doc)."""
         jobs = self._jobs(batch)
-        known = prefetched.rows() if prefetched is not None else None
-        matrix = _embed_texts(self.embedder, [t for _, _, t in jobs], progress=progress, known=known)
+        matrix = _embed_texts(self.embedder, [t for _, _, t in jobs], progress=progress)
         result = WriteResult(len({t for _, _, t in jobs}), len(jobs), embedded_ids={i for _, i, _ in jobs})
         upserts: dict[str, list[tuple[str, int]]] = {k: [] for k in KINDS}
         for row, (kind, eid, _) in enumerate(jobs):

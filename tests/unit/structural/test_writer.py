@@ -6,11 +6,9 @@ behind the :class:`Extractor` protocol so that each case says exactly what was e
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 from hybridkg.structural.base import (
@@ -152,88 +150,20 @@ def test_records_read_stores_written_before_they_existed() -> None:
 # --------------------------------------------------------------------------------------------- embedding
 
 
-def test_two_calls_embed_each_distinct_text_once_shortest_first(kb: StructuralKB) -> None:
+def test_one_call_embeds_each_distinct_text_once_shortest_first(kb: StructuralKB) -> None:
     emb = kb.embedder
     assert isinstance(emb, Recording)
     emb.calls.clear()
     changes = kb.add_documents([("a", T1), ("b", T2), ("c", T1)], domain="d")
     assert [c.action for c in changes] == ["added", "added", "added"]
-    assert len(emb.calls) == 2, "one call for the batch's chunk texts (during extraction), one for the rest"
-    assert sorted(emb.calls[0]) == sorted({T1, T2}), "the chunks' texts, each once"
+    assert len(emb.calls) == 1, "one embedding call for the whole batch"
     texts = emb.texts()
     assert len(texts) == len(set(texts)), "a text shared by two documents is embedded once"
-    for call in emb.calls:
-        assert [len(t) for t in call] == sorted(len(t) for t in call)
+    assert [len(t) for t in texts] == sorted(len(t) for t in texts)
     assert sum(c.embedded for c in changes) == len(kb.vectors.chunks) + len(kb.vectors.entities) + len(
         kb.vectors.relations)
     assert isinstance(kb.extractor, Scripted)
     assert kb.extractor.batches == 1
-
-
-class Rendezvous(Recording):
-    """Embeds only once extraction has started (and says when it has begun), so an ingestion that does not run
-    the two at once times out."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.embedding, self.extracting = threading.Event(), threading.Event()
-
-    def embed(self, texts: Sequence[str]) -> Vector:
-        self.embedding.set()
-        assert self.extracting.wait(10), "the chunk texts were embedded before extraction began, not during it"
-        return super().embed(texts)
-
-
-class WaitsForEmbedding(Scripted):
-    def __init__(self, table: Mapping[str, Extraction], emb: Rendezvous) -> None:
-        super().__init__(table)
-        self.emb = emb
-
-    def extract_batch(self, texts: Sequence[str], *, entity_types: Sequence[str] = ()) -> list[Extraction]:
-        self.emb.extracting.set()
-        assert self.emb.embedding.wait(10), "extraction ran before any embedding started"
-        return super().extract_batch(texts)
-
-
-def test_chunk_texts_are_embedded_while_the_chunks_are_extracted(tmp_path: Path) -> None:
-    config = StructuralConfig.model_validate({"graph": {"backend": "memory"}, "vectors": {"backend": "exact"},
-                                              "extractor": {"kind": "rules"}})
-    emb = Rendezvous()
-    skb = open_structural_kb(config, tmp_path / "s", embedder=emb)
-    try:
-        skb.extractor = WaitsForEmbedding(TABLE, emb)
-        emb.calls.clear()
-        skb.add_documents([("a", T1), ("b", T3)], domain="d")
-        assert sorted(emb.calls[0]) == sorted([T1, T3])
-        found, rows = skb.vectors.chunks.get(skb.vectors.chunks.ids())
-        assert len(found) == 2
-        np.testing.assert_allclose(rows, emb.inner.embed([_chunk_text(skb, i) for i in found]), atol=1e-6)
-    finally:
-        skb.close()
-
-
-def _chunk_text(kb: StructuralKB, chunk_id: str) -> str:
-    return str(kb.graph.neighbourhood("Chunk", [chunk_id], depth=0).nodes[chunk_id].props["text"])
-
-
-def test_a_failing_extraction_leaves_no_embedding_running_and_nothing_written(tmp_path: Path) -> None:
-    config = StructuralConfig.model_validate({"graph": {"backend": "memory"}, "vectors": {"backend": "exact"},
-                                              "extractor": {"kind": "rules"}})
-    emb = Recording()
-    skb = open_structural_kb(config, tmp_path / "s", embedder=emb)
-
-    class Broken(Scripted):
-        def extract_batch(self, texts: Sequence[str], *, entity_types: Sequence[str] = ()) -> list[Extraction]:
-            raise RuntimeError("extractor crashed")
-
-    try:
-        skb.extractor = Broken(TABLE)
-        with pytest.raises(RuntimeError, match="extractor crashed"):
-            skb.add_documents([("a", T1)], domain="d")
-        assert not [t for t in threading.enumerate() if t.name == "hybridkg-embed-prefetch"]
-        assert len(skb.vectors.chunks) == 0
-    finally:
-        skb.close()
 
 
 def test_co_occurrence_edges_get_no_vector_and_relation_texts_leave_the_sentence_out(kb: StructuralKB) -> None:
@@ -352,3 +282,14 @@ def test_the_query_linker_follows_writes(tmp_path: Path) -> None:
         assert [x.name for x in skb.retrieve("Is Halden Foods a client?", mode="local").linked] == ["Halden Foods"]
         skb.delete_document("b")
         assert skb.retrieve("Is Halden Foods a client?", mode="local").linked == []
+
+
+def test_relation_vector_text_keeps_only_keywords_that_add_a_word() -> None:
+    from hybridkg.structural.writer import GraphWriter
+
+    names = {"e:1": "Mira Holt", "e:2": "Kestrel Shipping"}
+    rel = RelationRecord("r", "e:1", "e:2", "works_for", ["works for", "Kestrel", "chief pilot", "2019", "Holt"])
+    text = GraphWriter.relation_vector_text(rel, names)
+    assert text == "Mira Holt works for Kestrel Shipping. chief pilot, 2019"
+    bare = RelationRecord("r2", "e:1", "e:2", "advises", ["advises", "mira holt"])
+    assert GraphWriter.relation_vector_text(bare, names) == "Mira Holt advises Kestrel Shipping"
