@@ -193,6 +193,7 @@ class ChunkGraph:
         self.relations: dict[tuple[str, str, str], _Relation] = {}
         self.kids: list[list[Token]] = [[] for _ in range(len(doc))]  # Token.children, computed once
         tokens = list(doc)
+        self.lower_words = {t.text for t in tokens if t.text.islower()}  # words the chunk writes in lower case
         for token, offset in zip(tokens, doc.to_array("HEAD").astype("int64").tolist(), strict=True):
             if offset:
                 self.kids[token.i + offset].append(token)
@@ -418,7 +419,7 @@ def _widen(graph: ChunkGraph, tokens: list[Token], common_word: Callable[[str], 
     while tokens[0].i > 0:
         prev = doc[tokens[0].i - 1]
         if not (fits(prev) and prev.dep_ == "compound" and prev.head.i in span and prev.is_alpha
-                and not _is_common(prev, common_word)):
+                and not _is_common(graph, prev, common_word)):
             break
         tokens = [prev, *tokens]
         span.add(prev.i)
@@ -457,15 +458,14 @@ def _dictionary_forms(word: str) -> tuple[str, ...]:
     return tuple(out)
 
 
-def _is_common(token: Token, common_word: Callable[[str], bool]) -> bool:
+def _is_common(graph: ChunkGraph, token: Token, common_word: Callable[[str], bool]) -> bool:
     """A capitalised word that is a common English word: the pipeline's lexicon knows its lower-case form, or
     the chunk writes it in lower case elsewhere. Function words and punctuation count as common."""
     if token.is_punct or token.is_stop or not token.is_alpha:
         return token.is_punct or token.is_stop
     if any(common_word(form) for form in _dictionary_forms(token.text)):
         return True
-    lower = token.lower_
-    return any(t.text == lower for t in token.doc if t.i != token.i)
+    return token.lower_ in graph.lower_words
 
 
 def _by_position(graph: ChunkGraph, tokens: Sequence[Token], common_word: Callable[[str], bool]) -> bool:
@@ -480,12 +480,12 @@ def _by_position(graph: ChunkGraph, tokens: Sequence[Token], common_word: Callab
         segment is not None
         and segment.kind in _TITLED
         and words
-        and all(_is_common(t, common_word) for t in tokens)
+        and all(_is_common(graph, t, common_word) for t in tokens)
         and not all(t.is_stop for t in words)
     ):
         return True
     return len(words) == 1 and len(tokens) == 1 and _segment_start(graph, tokens[0]) and _is_common(
-        tokens[0], common_word
+        graph, tokens[0], common_word
     )
 
 
