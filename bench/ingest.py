@@ -21,10 +21,16 @@ Measured on the 2-core VM while other work ran on it (load average 2-4; numbers 
 | after (one batch, distinct texts, short relation texts, no co_occurs vectors) | rules | 6.9 | - | 9.1 |
 | after | offline (spaCy) | 2.1-4.3 | 1.8-2.1 | 17.7 |
 | after, `--embed-batch 256` | offline (spaCy) | 3.6 | - | 17.7 |
+| + keywords already in the text dropped, token-budget batches (load 3.4-4.6) | offline | 2.07-2.25 | 1.62 | 17.2 |
+| same, `--embed-batch 64 --embed-tokens 1000000000` (old batching, load 4.5) | offline | 2.09 | - | 17.2 |
 
 With spaCy, at load ~2: extraction 3.9 s, embedding 18.7 s (1,767 texts, ~50k tokens), graph write 0.5 s for
 the 100 notes: the embedder sets the pace (batch size 64 on two threads is slow for short texts when the cores
 are shared: 1,200 relation-sized texts took 21.7 s at batch 64 vs 10.9 s at 256, 7.6 s on one thread).
+Later (load 3-5, interleaved runs of one process, 50 notes): 64 texts a pass 0.97-1.26 docs/s, a 4,096-token
+budget per pass 1.50; end to end on 100 notes the two were within noise of each other (2.09 vs 2.07 at load
+~4.4). The target of 10 docs/s is not met; bench/RESULTS.md says why (the model is compute-bound at ~500
+WordPiece tokens a note) and what would reach it.
 """
 
 from __future__ import annotations
