@@ -92,6 +92,11 @@ def _is_verb(token: Token) -> bool:
     return token.pos_ in ("VERB", "AUX") and token.dep_ not in ("aux", "auxpass")
 
 
+def _parenthesised(token: Token) -> bool:
+    """Whether the phrase ``token`` heads opens right after "("."""
+    return token.left_edge.i > 0 and token.doc[token.left_edge.i - 1].text == "("
+
+
 def slug(text: str) -> str:
     return re.sub(r"[^\w]+", "_", text.casefold()).strip("_")
 
@@ -204,7 +209,7 @@ class _Sentence:
         for token in self.sent:
             if _is_verb(token):
                 self.verb(token)
-            if token.dep_ == "appos":
+            if token.dep_ == "appos" and (_parenthesised(token) or not self.in_list(token.head)):
                 self.pair(token.head, token)
         for token in self.sent:
             if token.pos_ in ("NOUN", "PROPN"):
@@ -320,6 +325,25 @@ class _Sentence:
             elif t.dep_ in ("amod", "compound") and t.pos_ == "NOUN":
                 out.extend(k for k in self.named_modifiers(t) if k not in out)
         return out
+
+    def in_list(self, token: Token) -> bool:
+        """A name in a list of names ("Ada Voss (Halden), Piet Oram (Halden), our support team"): it is an
+        item attached to a name, or has one attached (not in parentheses); then a common noun attached to it is
+        the next item, not an apposition to it (one in parentheses is: "Ada Voss (chair)")."""
+
+        def item(t: Token) -> bool:
+            return (
+                t.dep_ in ("appos", "conj")
+                and self.g.named(self.g.token_key[t.i])
+                and self.g.token_key[t.i] != self.g.token_key[t.head.i]
+                and not _parenthesised(t)
+            )
+
+        if not self.g.named(self.g.token_key[token.i]):
+            return False
+        return (item(token) and self.g.named(self.g.token_key[token.head.i])) or any(
+            item(c) for c in self.g.kids[token.i]
+        )
 
     def pair(self, a: Token, b: Token) -> None:
         """A copula, apposition or naming between ``a`` and ``b``: one an entity, the other a common noun. A

@@ -164,3 +164,11 @@ def test_a_definite_noun_phrase_refers_to_the_one_earlier_name_ending_in_its_nou
     assert ("Ilse Brandauer", "finance_director_of", "Harrow Valley Trust") in {
         (r.src, r.type, r.dst) for r in found.relations
     }
+
+
+def test_an_item_after_a_list_of_names_describes_none_of_them(extractor: SpacyExtractor) -> None:
+    got = triples(extractor, "Attendees: Ada Voss (Halden Foods), Piet Oram (Halden Foods), our support team")
+    assert not {t for t in got if t[1] == "is_a" and t[2] == "support team"}
+    assert ("Piet Oram", "is_a", "account manager") in triples(
+        extractor, "Piet Oram, our account manager, sent the invoice."
+    )
