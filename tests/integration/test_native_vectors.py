@@ -1,5 +1,6 @@
 """The graph database's own vector index (NativeVectorIndex) on the managed FalkorDB server, and on Neo4j when
-NEO4J_URI and NEO4J_AUTH are set: recall against exact search, cosine scores, lifecycle."""
+NEO4J_URI and NEO4J_AUTH are set: recall against exact search, cosine scores, lifecycle, and get/ids (the stored
+unit rows of the ids held, in the order asked, for nodes and relationships)."""
 
 from __future__ import annotations
 
@@ -110,6 +111,51 @@ def test_relationship_vectors(graph: CypherGraphStore) -> None:
     assert [h.id for h in hits] == ["r12", "r01"]
     assert hits[0].score == pytest.approx(1.0, abs=1e-6)
     assert graph.edges(RELATED, ["r12"])[0].props == {"id": "r12", "w": 1.0}
+
+
+# ---------------------------------------------------------------------------------------------- get / ids
+
+GET_DIM = 8
+
+
+def _unit(rows: np.ndarray) -> np.ndarray:
+    return (rows / np.linalg.norm(rows, axis=-1, keepdims=True)).astype(np.float32)
+
+
+def test_get_and_ids_of_node_vectors(graph: CypherGraphStore) -> None:
+    n = 700  # more than one batch of 500 ids
+    ids = [f"ent:{i}" for i in range(n)]
+    graph.upsert_nodes(ENTITY, [{"id": i, "name": i} for i in [*ids, "ent:bare"]])
+    rows = _unit(np.random.default_rng(4).standard_normal((n, GET_DIM)))
+    index = NativeVectorIndex(graph, ENTITY, GET_DIM, VectorConfig())
+    assert index.ids() == []
+    assert index.get(ids[:3])[1].shape == (0, GET_DIM)
+    index.upsert(ids, (rows * 3.0).astype(np.float32))
+    index.remove(["ent:3"])
+    assert sorted(index.ids()) == sorted(i for i in ids if i != "ent:3")
+    wanted = ["ent:650", "ent:3", "ent:bare", "ghost", "ent:0", *ids[100:600]]
+    found, matrix = index.get(wanted)
+    assert found == ["ent:650", "ent:0", *ids[100:600]]
+    assert matrix.dtype == np.float32
+    np.testing.assert_allclose(matrix, rows[[650, 0, *range(100, 600)]], atol=1e-6)
+    np.testing.assert_allclose(np.linalg.norm(matrix, axis=1), 1.0, atol=1e-6)
+
+
+def test_get_and_ids_of_relationship_vectors(graph: CypherGraphStore) -> None:
+    graph.upsert_nodes(ENTITY, [{"id": f"ent:{i}", "name": str(i)} for i in range(3)])
+    graph.upsert_edges(
+        RELATED,
+        [
+            EdgeRow("r01", "ent:0", "ent:1", ENTITY, ENTITY, {"w": 1.0}),
+            EdgeRow("r12", "ent:1", "ent:2", ENTITY, ENTITY, {"w": 1.0}),
+        ],
+    )
+    index = NativeVectorIndex(graph, RELATED, 3, VectorConfig())
+    index.upsert(["r12"], np.array([[0, 2, 0]], dtype=np.float32))
+    assert index.ids() == ["r12"]
+    found, matrix = index.get(["r01", "r12"])
+    assert found == ["r12"]
+    np.testing.assert_allclose(matrix, [[0, 1, 0]], atol=1e-6)
 
 
 def test_the_in_memory_graph_has_no_native_index() -> None:
