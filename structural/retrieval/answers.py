@@ -17,7 +17,7 @@ Two rules order a query's entity items after fusion, both as question-answering 
 from __future__ import annotations
 
 import re
-from collections.abc import Container, Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -110,17 +110,13 @@ def typed_scores(scores: Sequence[float], compat: Sequence[float], weight: float
 
 
 def answer_order(
-    order: Sequence[int],
-    ids: Sequence[str],
-    named: Container[str],
-    query: str,
-    linked: Sequence[LinkedEntity],
-    k: int,
+    order: Sequence[int], ids: Sequence[str], query: str, linked: Sequence[LinkedEntity], k: int
 ) -> list[int]:
     """The first ``k`` entity positions of ``order`` (best first) as the result's items, the entities the
-    query names after the others when it asks beyond them (they stay among the first ``k``)."""
+    query names (``linked``) after the others when it asks beyond them (they stay among the first ``k``)."""
     if not linked or not asks_beyond_names(query, linked):
         return list(order[:k])
+    named = {e.id for e in linked}
     first = [p for p in order if ids[p] not in named]
     subjects = [p for p in order if ids[p] in named][:k]
     return first[: k - len(subjects)] + subjects

@@ -237,7 +237,7 @@ class Retriever:
             typed = typed_scores(evidence.score[pool_entities].tolist(), self._types.compat(wanted, types))
             rank = {p: t for p, t in zip(pool_entities, typed, strict=True)}
             pool_entities = sorted(pool_entities, key=lambda p: (-rank[p], ids[p]))
-        answers = answer_order(pool_entities, ids, {e.id for e in result.linked}, query, result.linked, k_out)
+        answers = answer_order(pool_entities, ids, query, result.linked, k_out)
         top = [ids[p] for p in answers]
         result.items = [_entity(cache.nodes[ids[p]], evidence, p) for p in answers]
         result.relations = [_relation(evidence, cache, p) for p in pool_relations[:k_out]]

@@ -63,10 +63,10 @@ def test_the_entities_a_question_names_follow_the_others_and_stay_among_the_item
     order = [1, 0, 2, 3, 4]  # the named entity scores best
     q = "Who is the CTO of Named?"
     linked = [_link(q, "Named", "named")]
-    assert answer_order(order, ids, {"named"}, q, linked, 3) == [0, 2, 1]
-    assert answer_order(order, ids, {"named"}, q, linked, 10) == [0, 2, 3, 4, 1]
-    assert answer_order(order, ids, {"named"}, "Named", [_link("Named", "Named", "named")], 3) == [1, 0, 2]
-    assert answer_order(order, ids, set(), q, [], 2) == [1, 0]
+    assert answer_order(order, ids, q, linked, 3) == [0, 2, 1]
+    assert answer_order(order, ids, q, linked, 10) == [0, 2, 3, 4, 1]
+    assert answer_order(order, ids, "Named", [_link("Named", "Named", "named")], 3) == [1, 0, 2]
+    assert answer_order(order, ids, q, [], 2) == [1, 0]
 
 
 def test_typed_scores_keep_half_for_an_incompatible_type() -> None:
