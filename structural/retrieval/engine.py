@@ -4,13 +4,14 @@ Modes, as LightRAG users know them:
 
 * ``local``: entity-centred. Entity-index seeds -> ego network -> propagation -> fused entity scores.
 * ``global``: relation-centred. Relation-index hits; their endpoints are the seeds; relations lead the context.
-
-In the graph modes, the entities the query names (:mod:`.linking`, unless ``link_entities`` is off) are seeds
-too, ahead of the vector seeds, each weighted by its own ``alpha = max(cos(q, v), 0)`` and expanded whatever
-its gate score; ``RetrievalResult.linked`` lists them.
 * ``hybrid`` (default): local and global, merged by id keeping the higher score.
 * ``naive``: the chunk index alone, no graph.
 * ``mix``: hybrid plus the naive chunks.
+
+In the graph modes, the entities the query names (:mod:`.linking`, unless ``link_entities`` is off) are seeds
+too, ahead of the vector seeds, each weighted by its own ``alpha = max(cos(q, v), 0)`` and expanded whatever
+its gate score; ``RetrievalResult.linked`` lists them. The items are ordered for answering
+(:mod:`.answers`).
 
 Every mode returns a :class:`~.results.RetrievalResult` with the scores, the evidence subgraph ids and a context
 string under the token budget. The formulas are in the modules of each step (:mod:`.vector`, :mod:`.ego`,
