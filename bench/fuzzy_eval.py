@@ -289,9 +289,9 @@ def _names_of_answers(answer: Any) -> list[str]:
 
 
 def run_kind(kind: str, graph: str, questions: Sequence[Question], modes: Sequence[str], gold: dict[str, GoldDoc],
-             *, hint: bool, misses: bool) -> KindResult:
+             *, hint: bool, misses: bool, data: Path = DATA) -> KindResult:
     out = KindResult(kind)
-    docs = documents()
+    docs = documents(data)
     with tempfile.TemporaryDirectory(prefix="hybridkg-fuzzy-eval-") as tmp, \
             opened_store(kind, graph, Path(tmp)) as (skb, kb, settings):
         skb.embedder.embed(["warm-up"])
@@ -400,14 +400,18 @@ def main(argv: Sequence[str] | None = None, *, emit: Callable[[str], None] = pri
     p.add_argument("--no-hint", action="store_true", help="ask without naming the domain (the router decides)")
     p.add_argument("--misses", action="store_true", help="print the questions missed at rank 1, on stderr")
     p.add_argument("--json", type=Path, metavar="FILE", help="also write the headline JSON to FILE")
+    p.add_argument("--data", type=Path, default=DATA, metavar="DIR",
+                   help="the evaluation set: docs/, questions.json, relations_gold.json (default: fuzzy_eval; "
+                   "bench/data/fuzzy_holdout is the held-out set)")
     args = p.parse_args(argv)
-    questions = load_questions()
+    questions = load_questions(args.data)
     modes = args.modes or ([QUICK_MODE] if args.quick else list(MODES))
     if args.quick:
         questions = questions[::3]
-    gold = load_gold()
+    gold = load_gold(args.data)
+    _say(f"evaluation set: {args.data}")
     results = [
-        run_kind(kind, args.graph, questions, modes, gold, hint=not args.no_hint, misses=args.misses)
+        run_kind(kind, args.graph, questions, modes, gold, hint=not args.no_hint, misses=args.misses, data=args.data)
         for kind in args.kinds
     ]
     for r in results:

@@ -221,6 +221,11 @@ class RetrievalConfig(BaseModel):
     link_max_edits: int = Field(
         default=1, ge=0, le=2, description="Typos tolerated when linking a query word of 5+ characters to a name."
     )
+    read_chunks: bool = Field(
+        default=True,
+        description="Read the sentences of the chunks retrieval touched for candidate answers (fused by rank with "
+        "the graph's order; see structural/retrieval/reader.py).",
+    )
 
 
 class FeedbackConfig(BaseModel):

@@ -46,7 +46,7 @@ from hybridkg.structural.settings import RetrievalConfig
 
 EGO_PROPS = ("domain", "w_struct", "w_attn", "attn_epoch")
 # what the result and the context read from an entity that reaches them
-RESULT_PROPS = (*EGO_PROPS, "name", "type", "description", "source_chunks")
+RESULT_PROPS = (*EGO_PROPS, "name", "type", "description", "source_chunks", "aliases", "named")
 
 
 Incident = list[tuple[Edge, str, float]]  # (edge, the other end, w(edge))

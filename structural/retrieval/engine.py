@@ -48,6 +48,7 @@ from hybridkg.structural.retrieval.compress import (
 from hybridkg.structural.retrieval.ego import AdjacencyMemo, GraphCache, build_egos, shared_adjacency
 from hybridkg.structural.retrieval.fusion import Evidence, alpha_weight_for, merge_runs, score_run
 from hybridkg.structural.retrieval.linking import EntityLinker
+from hybridkg.structural.retrieval.reader import read, rrf
 from hybridkg.structural.retrieval.results import (
     ContextChunk,
     LinkedEntity,
@@ -238,9 +239,26 @@ class Retriever:
             typed = typed_scores(evidence.score[pool_entities].tolist(), self._types.compat(wanted, types))
             rank = {p: t for p, t in zip(pool_entities, typed, strict=True)}
             pool_entities = sorted(pool_entities, key=lambda p: (-rank[p], ids[p]))
-        answers = answer_order(pool_entities, ids, query, result.linked, k_out)
-        top = [ids[p] for p in answers]
-        result.items = [_entity(cache.nodes[ids[p]], evidence, p) for p in answers]
+        first_top = [ids[p] for p in answer_order(pool_entities, ids, query, result.linked, k_out)]
+        chunk_nodes, prior = self._chunk_pool(cache, first_top, pool, naive)
+        have = {n.id for n in chunk_nodes}
+        read_nodes = chunk_nodes + self._linked_chunks(cache, q, result.linked, pool, have) if cfg.read_chunks else []
+        reading = self._read(query, result.linked, read_nodes, cache, wanted) if cfg.read_chunks else {}
+        position = {ids[p]: p for p in pool_entities}
+        graph_order = [ids[p] for p in pool_entities]
+        reader_order = sorted(reading, key=lambda i: (-reading[i], i))
+        fused = rrf([graph_order, reader_order]) if reading else {}
+        order_ids = sorted(dict.fromkeys([*graph_order, *reader_order]), key=lambda i: -fused.get(i, 0.0))
+        answers = answer_order(range(len(order_ids)), order_ids, query, result.linked, k_out)
+        top = [order_ids[p] for p in answers]
+        extra = [i for i in top if i not in position]
+        extra_alpha = entity_alpha(self._entities, q, extra) if extra else {}
+        result.items = [
+            _entity(cache.nodes[i], evidence, position[i])
+            if i in position
+            else _read_entity(cache.nodes[i], extra_alpha.get(i, 0.0))
+            for i in top
+        ]
         result.relations = [_relation(evidence, cache, p) for p in pool_relations[:k_out]]
         result.subgraph_nodes = [ids[p] for p in entity_order.tolist()]
         result.subgraph_edges = [edges[p].id for p in relation_order.tolist()]
@@ -249,15 +267,17 @@ class Retriever:
         centrality = evidence.centrality().tolist()
         make = self._candidates
         candidates = [make.entity(cache.nodes[ids[p]], centrality[p]) for p in pool_entities]
+        candidates += [make.entity(cache.nodes[i], 0.0) for i in extra]
         src, dst = evidence.src.tolist(), evidence.dst.tolist()
         for p in pool_relations:
             mean = (centrality[src[p]] + centrality[dst[p]]) / 2.0
             candidates.append(make.relation(edges[p], cache.nodes, mean))
-        chunk_nodes, prior = self._chunk_pool(cache, top, pool, naive)
-        cited = {i: set(_strings(cache.nodes[i].props.get("source_chunks"))) for i in top}
+        cited = {i: set(_strings(cache.nodes[i].props.get("source_chunks"))) for i in first_top}
         for node in chunk_nodes:
             mentions = set(_strings(node.props.get("entity_ids")))
-            share = sum(1 for i in top if node.id in cited[i] or i in mentions) / len(top) if top else 0.0
+            share = (
+                sum(1 for i in first_top if node.id in cited[i] or i in mentions) / len(first_top) if first_top else 0.0
+            )
             candidates.append(make.chunk(node, share))
         weights = importance(query, candidates)
         ranking = [
@@ -271,6 +291,48 @@ class Retriever:
         order = (first, second, CHUNK_KIND)
         sections: list[tuple[str, list[Candidate]]] = [(HEADERS[k], [c for c, _ in kept[k]]) for k in order]
         result.context, result.context_tokens = assemble(sections, cfg.token_budget, self._count)
+
+    def _linked_chunks(
+        self, cache: GraphCache, q: Any, linked: Sequence[LinkedEntity], pool: int, have: set[str]
+    ) -> list[Node]:
+        """The chunks citing the query's linked entities that ``have`` lacks: the ``pool`` nearest ``q`` when
+        they cite more."""
+        if not linked:
+            return []
+        cache.hydrate([e.id for e in linked], {})
+        wanted = [
+            c
+            for c in dict.fromkeys(c for e in linked for c in _strings(cache.nodes[e.id].props.get("source_chunks")))
+            if c not in have
+        ]
+        if len(wanted) > pool:
+            near = entity_alpha(self._chunks, q, wanted)
+            wanted = sorted(wanted, key=lambda c: -near.get(c, 0.0))[:pool]
+        if not wanted:
+            return []
+        fetched = self._graph.neighbourhood(CHUNK, wanted, depth=0).nodes
+        return [
+            n for c in wanted if (n := fetched.get(c)) is not None and n.label == CHUNK and cache.in_domain(n.props)
+        ]
+
+    def _read(
+        self, query: str, linked: Sequence[LinkedEntity], chunks: Sequence[Node], cache: GraphCache, wanted: str | None
+    ) -> dict[str, float]:
+        """Reading scores (:mod:`.reader`) of the named entities the chunks mention, times the answer-type
+        factor when the question has an expected type."""
+        mentioned = list(
+            dict.fromkeys([e.id for e in linked] + [i for n in chunks for i in _strings(n.props.get("entity_ids"))])
+        )
+        if not mentioned:
+            return {}
+        cache.hydrate(mentioned, {})
+        entities = {i: n for i in mentioned if (n := cache.nodes.get(i)) is not None and cache.in_domain(n.props)}
+        scores = read(query, linked, chunks, entities)
+        if wanted is not None and scores:
+            keys = list(scores)
+            compat = self._types.compat(wanted, [str(entities[i].props.get("type") or "") for i in keys])
+            scores = dict(zip(keys, typed_scores([scores[i] for i in keys], compat), strict=True))
+        return scores
 
     def _chunk_pool(
         self, cache: GraphCache, top: Sequence[str], pool: int, naive: Sequence[tuple[Node, float]]
@@ -300,6 +362,20 @@ def _entity(node: Node, evidence: Evidence, p: int) -> ScoredEntity:
         score=float(evidence.score[p]),
         alpha=float(evidence.alpha[p]),
         beta=float(evidence.beta[p]),
+    )
+
+
+def _read_entity(node: Node, alpha: float) -> ScoredEntity:
+    """An item only the reader found: no graph evidence score (0), its cosine to the query as alpha."""
+    props = node.props
+    return ScoredEntity(
+        id=node.id,
+        name=name_of(node, node.id),
+        type=str(props.get("type") or ""),
+        description=str(props.get("description") or ""),
+        score=0.0,
+        alpha=float(alpha),
+        beta=0.0,
     )
 
 

@@ -13,6 +13,14 @@ entity): besides each name as written, a name is also matched without a leading 
 "Acme Group"), with its punctuation read as spaces ("Acme, Inc." -> "Acme Inc"), and a lower-case name also in
 the singular; the query is matched as written and with its punctuation read as spaces.
 
+Short forms: writers shorten a proper name to its leading words once it is introduced ("Nordvik Turbines" ->
+"Nordvik", "Tarn Valley Logistics" -> "Tarn Valley", "Sofia Lindgren" -> "Sofia"), and so do people asking.
+A name of two or more words, each capitalised (a proper name: "Head of IT" and "Piet van Aalst" have none), is
+also matched by its leading alphabetic words (all but the last), when the first is not a stop word and has at
+least :data:`SHORT_MIN_CHARS` letters. A full
+name in the query wins over a short form inside it (leftmost-longest); a short form several entities share
+links all of them.
+
 Typos: a query word that no entity name contains is corrected to a word of a name in the domain when
 
 * both words have at least :data:`FUZZY_MIN_CHARS` (5) characters and the query word is not a stop word
@@ -48,6 +56,7 @@ from hybridkg.structural.resolution import normalise_name
 from hybridkg.structural.retrieval.results import LinkedEntity
 
 FUZZY_MIN_CHARS = 5
+SHORT_MIN_CHARS = 3
 NAMES_QUERY = (
     "MATCH (e:Entity) RETURN e.id AS id, e.name AS name, e.aliases AS aliases, e.domain AS domain, "
     "e.named AS named"
@@ -63,6 +72,7 @@ class _Target(KnownEntity):
 
     id: str = ""
     domain: str = ""
+    full: frozenset[str] = frozenset()  # folded full names (not short forms)
 
 
 def name_variants(name: str) -> list[str]:
@@ -82,6 +92,22 @@ def name_variants(name: str) -> list[str]:
     return [v for v in dict.fromkeys(out) if v.strip()]
 
 
+def short_forms(name: str) -> list[str]:
+    """The leading-word forms of a capitalised multi-word ``name`` (see the module docstring)."""
+    words = name.split()
+    if len(words) < 2 or not all(w[:1].isupper() or not w[:1].isalpha() for w in words):
+        return []
+    first = words[0]
+    if len(first) < SHORT_MIN_CHARS or not first.isalpha() or first.casefold() in STOPWORDS:
+        return []
+    out = []
+    for n in range(1, len(words)):
+        if not words[n - 1][:1].isupper() or not words[n - 1].isalpha():
+            break
+        out.append(" ".join(words[:n]))
+    return out
+
+
 class EntityLinker:
     """Finds the graph entities a query names (see the module docstring)."""
 
@@ -94,6 +120,8 @@ class EntityLinker:
         self._targets: dict[str, _Target] = {}
         # per domain: (first letter, length) -> name word -> how many names use it (fuzzy candidates)
         self._words: dict[str, dict[tuple[str, int], dict[str, int]]] = {}
+        # per domain: a folded short form -> the entities it shortens (the gazetteer reports one of them)
+        self._shorts: dict[str, dict[str, set[str]]] = {}
 
     @property
     def loaded(self) -> bool:
@@ -140,7 +168,23 @@ class EntityLinker:
             found.extend((m, False) for m in exact)
             if self._max_edits > 0:
                 found.extend((m, True) for m in self._fuzzy(name, gazetteer, spaced, exact))
-        return _resolve(found, query)
+        return self._expand_shorts(_resolve(found, query), [d for d, _ in domains])
+
+    def _expand_shorts(self, linked: list[LinkedEntity], domains: Sequence[str]) -> list[LinkedEntity]:
+        """A mention that is a short form of several entities' names links all of them."""
+        out: dict[str, LinkedEntity] = {}
+        for e in linked:
+            out.setdefault(e.id, e)
+            target = self._targets.get(e.id)
+            key = _fold(e.mention)
+            if target is None or key in target.full:
+                continue
+            for domain in domains:
+                for other in sorted(self._shorts.get(domain, {}).get(key, ())):
+                    if other not in out:
+                        names = self._targets[other].labels
+                        out[other] = LinkedEntity(other, names[0], e.mention, e.start, e.end, e.fuzzy)
+        return list(out.values())
 
     # ------------------------------------------------------------------------------------------ internals
 
@@ -226,9 +270,15 @@ class EntityLinker:
             return
         aliases = props.get("aliases")
         names = [name, *(a for a in aliases if isinstance(a, str))] if isinstance(aliases, list | tuple) else [name]
-        labels = tuple(dict.fromkeys(v for n in names for v in name_variants(n)))
-        target = _Target(None, labels, str(props.get("type") or "concept"), "", eid, domain)
+        full = tuple(dict.fromkeys(v for n in names for v in name_variants(n)))
+        full_keys = frozenset(_fold(v) for v in full)
+        shorts = [f for n in names for f in short_forms(n) if _fold(f) not in full_keys]
+        labels = tuple(dict.fromkeys([*full, *shorts]))
+        target = _Target(None, labels, str(props.get("type") or "concept"), "", eid, domain, full_keys)
         self._targets[eid] = target
+        by_short = self._shorts.setdefault(domain, {})
+        for f in shorts:
+            by_short.setdefault(_fold(f), set()).add(eid)
         gazetteer = self._gazetteers.get(domain)
         if gazetteer is None:
             gazetteer = self._gazetteers[domain] = Gazetteer()
@@ -243,6 +293,14 @@ class EntityLinker:
         if target is None:
             return
         self._gazetteers[target.domain].remove([target])
+        by_short = self._shorts.get(target.domain, {})
+        for label in target.labels:
+            key = _fold(label)
+            ids = by_short.get(key)
+            if ids is not None:
+                ids.discard(eid)
+                if not ids:
+                    del by_short[key]
         index = self._words.get(target.domain, {})
         for word in _name_words(target.labels):
             bucket = index.get((word[0], len(word)), {})
@@ -251,6 +309,10 @@ class EntityLinker:
                 bucket[word] = left
             else:
                 bucket.pop(word, None)
+
+
+def _fold(text: str) -> str:
+    return " ".join(text.casefold().split())
 
 
 def _name_words(labels: Iterable[str]) -> set[str]:

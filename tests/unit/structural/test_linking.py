@@ -11,7 +11,7 @@ from support.structural_fakes import TableEmbedder, add_entities, add_relations,
 from hybridkg.structural.base import ENTITY
 from hybridkg.structural.graphstore.memory import InMemoryGraphStore
 from hybridkg.structural.retrieval import LinkedEntity, Retriever
-from hybridkg.structural.retrieval.linking import NAMES_QUERY, EntityLinker, name_variants
+from hybridkg.structural.retrieval.linking import NAMES_QUERY, EntityLinker, name_variants, short_forms
 from hybridkg.structural.settings import FeedbackConfig, RetrievalConfig
 
 ENTITIES = [
@@ -121,8 +121,8 @@ def test_names_changed_keeps_the_linker_current(graph: InMemoryGraphStore) -> No
     linker.names_changed({"ent:crm:zebulon": ["Zebulon Works", "ZW"]}, [])
     assert linked(linker, "did ZW buy from Zebulon Works") == [("ent:crm:zebulon", "ZW", False)]
     # a rename: the entity's names are replaced, not added to
-    linker.names_changed({"ent:crm:ledgerline": ["Ledgerline Pay"]}, [])
-    assert linked(linker, "Ledgerline Pay") == [("ent:crm:ledgerline", "Ledgerline Pay", False)]
+    linker.names_changed({"ent:crm:ledgerline": ["Quillpay"]}, [])
+    assert linked(linker, "Quillpay") == [("ent:crm:ledgerline", "Quillpay", False)]
     assert linked(linker, "is Ledgerline up") == []
     graph.delete(ENTITY, ["ent:crm:dana reyes"])
     linker.names_changed({}, ["ent:crm:dana reyes"])
@@ -241,3 +241,30 @@ def test_the_retriever_follows_names_changed(company: tuple[InMemoryGraphStore, 
     r.names_changed({}, ["ent:crm:corvid"])
     assert r.link(QUERY, "crm") == []
     assert r.retrieve(QUERY, mode="local", domain="crm").linked == []
+
+
+def test_short_forms_of_proper_names() -> None:
+    assert short_forms("Tarn Valley Logistics") == ["Tarn", "Tarn Valley"]
+    assert short_forms("Sofia Lindgren") == ["Sofia"]
+    assert short_forms("Ridley & Crane Maltings") == ["Ridley"]  # stops at the first non-alphabetic word
+    # not a proper name in every word, a stop word or too short a first word, or one word: no short form
+    assert short_forms("Head of IT") == []
+    assert short_forms("Piet van Aalst") == []
+    assert short_forms("payment terminal") == []
+    assert short_forms("The Acme Group") == []
+    assert short_forms("Bo Lind") == []
+    assert short_forms("Ledgerline") == []
+
+
+def test_a_short_form_links_unless_the_full_name_is_there(graph: InMemoryGraphStore) -> None:
+    linker = EntityLinker(graph, max_edits=0)
+    assert linked(linker, "who did Dana hire?") == [("ent:crm:dana reyes", "Dana", False)]
+    assert linked(linker, "is Dana Reyes at Halden Foods") == [
+        ("ent:crm:dana reyes", "Dana Reyes", False),
+        ("ent:crm:halden foods", "Halden Foods", False),
+    ]
+    # a short form two entities share links both ("Halden Foods" and "Halden Food")
+    assert {i for i, _, _ in linked(linker, "what did Halden order?")} == {
+        "ent:crm:halden foods",
+        "ent:crm:halden food",
+    }

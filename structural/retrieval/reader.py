@@ -1,0 +1,196 @@
+"""Reading the sentences retrieval touched: which named entities the question's evidence sentences offer.
+
+The graph level finds an answer only when extraction turned the fact into an edge. A fact stated in a form no
+pattern covers ("It was founded in 2014 by ...", "Fund manager: ...") still sits in a chunk, next to the
+entity the question names. The reader looks at the sentences of the chunks the retrieval already holds (those
+its top entities and linked entities cite, plus vector hits) and scores each sentence by two things a
+question-answering reader has always used (passage retrieval for factoid QA, e.g. Tellex et al., SIGIR 2003):
+
+* **Term overlap.** The question's content words outside the names it links (not stopwords, not digits),
+  each reduced to its first :data:`STEM_CHARS` letters (n-gram truncation, McNamee & Mayfield 2004:
+  ``founded``/``founder``, ``manages``/``manager``), weighted by inverse sentence frequency over the sentences
+  read: ``lex(s) = sum idf(t in s) / sum idf(t)``.
+* **Topic presence.** For each entity the question links, the best of: named in the sentence (1), in the
+  sentence before it in the same chunk (:data:`PREVIOUS`: a pronoun's likely antecedent), elsewhere in the
+  chunk (:data:`SAME_CHUNK`), not at all (0); averaged over the linked entities (1 when none is linked).
+
+``score(s) = presence(s) * (BASE + (1 - BASE) * lex(s))``, and a named entity's reading score is the best
+score of a sentence that names it (the question's own entities excluded). Names are found by their name and
+aliases, case-insensitively on word boundaries, with any run of whitespace between their words (hard-wrapped
+text). The engine fuses this order with the graph's by reciprocal rank (:func:`rrf`), so neither scale has to
+be calibrated against the other.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+from hybridkg.structural.base import Node
+from hybridkg.structural.extract.lexicon import STOPWORDS
+from hybridkg.structural.extract.sentences import sentence_spans
+from hybridkg.structural.retrieval.results import LinkedEntity
+
+STEM_CHARS = 5
+PREVIOUS = 0.8
+SAME_CHUNK = 0.5
+BASE = 0.2
+RRF_K = 60.0
+MIN_NAME_CHARS = 2
+WRAP_MIN_CHARS = 40
+_WORD = re.compile(r"[^\W_]+")
+_ITEM_START = re.compile(r"[ \t]*(?:[-*•|#>]|\d+[.)])")
+
+
+def stem(word: str) -> str:
+    return word.casefold()[:STEM_CHARS]
+
+
+def _content(word: str) -> bool:
+    w = word.casefold()
+    return w not in STOPWORDS and not w.isdigit() and len(w) > 1
+
+
+def question_terms(query: str, linked: Sequence[LinkedEntity]) -> list[str]:
+    """Distinct stems of the question's content words outside the linked mentions."""
+    spans = [(e.start, e.end) for e in linked]
+    out: dict[str, None] = {}
+    for m in _WORD.finditer(query):
+        if any(lo <= m.start() < hi for lo, hi in spans) or not _content(m.group()):
+            continue
+        out[stem(m.group())] = None
+    return list(out)
+
+
+def names_of(node: Node) -> list[str]:
+    """The node's name and aliases, longest first, each at least :data:`MIN_NAME_CHARS` characters."""
+    raw = [node.props.get("name"), *(node.props.get("aliases") or ())]
+    names = {n.strip() for n in raw if isinstance(n, str) and len(n.strip()) >= MIN_NAME_CHARS}
+    return sorted(names, key=lambda n: (-len(n), n))
+
+
+def _pattern(names: Sequence[str]) -> re.Pattern[str] | None:
+    if not names:
+        return None
+    alts = "|".join(r"\s+".join(re.escape(w) for w in n.split()) for n in names)
+    return re.compile(rf"(?<![\w])(?:{alts})(?![\w])", re.IGNORECASE)
+
+
+@dataclass(slots=True)
+class _Sentence:
+    chunk: int
+    index: int
+    text: str
+    stems: frozenset[str]
+
+
+def unwrap(text: str) -> str:
+    """``text`` with hard line wraps read as spaces (same length, so offsets hold): a single line break after a
+    line of at least :data:`WRAP_MIN_CHARS` characters that does not end a clause (``.!?:;``), before a line that
+    does not start a list item or table row. The sentence splitter keeps such a break when the next line starts
+    with a capital, which cuts a wrapped name ("led by Nadia" / "Brookfield") in two."""
+    lines = text.split("\n")
+    out = []
+    for i, line in enumerate(lines[:-1]):
+        nxt = lines[i + 1]
+        wrapped = (
+            len(line.strip()) >= WRAP_MIN_CHARS
+            and line.rstrip()[-1] not in ".!?:;"
+            and nxt.strip() != ""
+            and _ITEM_START.match(nxt) is None
+        )
+        out.append(line + (" " if wrapped else "\n"))
+    out.append(lines[-1])
+    return "".join(out)
+
+
+def _sentences(chunks: Sequence[Node]) -> list[list[_Sentence]]:
+    out: list[list[_Sentence]] = []
+    for c, node in enumerate(chunks):
+        text = node.props.get("text")
+        text = unwrap(text) if isinstance(text, str) else ""
+        row = []
+        for i, (a, b) in enumerate(sentence_spans(text)):
+            piece = text[a:b]
+            row.append(_Sentence(c, i, piece, frozenset(stem(w) for w in _WORD.findall(piece) if _content(w))))
+        out.append(row)
+    return out
+
+
+def _presence(rows: list[list[_Sentence]], linked: Mapping[str, re.Pattern[str] | None]) -> list[list[float]]:
+    if not linked:
+        return [[1.0] * len(row) for row in rows]
+    out: list[list[float]] = []
+    for row in rows:
+        hits = {i: [p is not None and p.search(s.text) is not None for s in row] for i, p in linked.items()}
+        scores = []
+        for j in range(len(row)):
+            total = 0.0
+            for flags in hits.values():
+                if flags[j]:
+                    total += 1.0
+                elif j > 0 and flags[j - 1]:
+                    total += PREVIOUS
+                elif any(flags):
+                    total += SAME_CHUNK
+            scores.append(total / len(hits))
+        out.append(scores)
+    return out
+
+
+def read(
+    query: str,
+    linked: Sequence[LinkedEntity],
+    chunks: Sequence[Node],
+    entities: Mapping[str, Node],
+) -> dict[str, float]:
+    """Reading score of each named entity of ``entities`` that a sentence of ``chunks`` names (see the module
+    docstring); the entities ``linked`` names are not candidates. ``entities`` holds every entity the chunks
+    mention (``entity_ids``) that may be a candidate, with its ``name``, ``aliases`` and ``named``."""
+    rows = _sentences(chunks)
+    flat = [s for row in rows for s in row]
+    if not flat:
+        return {}
+    terms = question_terms(query, linked)
+    n = len(flat)
+    idf = {t: math.log(1.0 + n / (1 + sum(1 for s in flat if t in s.stems))) for t in terms}
+    total_idf = sum(idf.values())
+    linked_ids = {e.id for e in linked}
+    linked_patterns = {i: _pattern(names_of(entities[i])) if i in entities else None for i in linked_ids}
+    presence = _presence(rows, linked_patterns)
+    scores: dict[str, float] = {}
+    patterns: dict[str, re.Pattern[str] | None] = {}
+    for row, marks, node in zip(rows, presence, chunks, strict=True):
+        mentioned = [i for i in _strings(node.props.get("entity_ids")) if i in entities and i not in linked_ids]
+        candidates = [i for i in mentioned if entities[i].props.get("named", True) is not False]
+        if not candidates:
+            continue
+        for s, mark in zip(row, marks, strict=True):
+            if mark <= 0.0:
+                continue
+            lex = sum(idf[t] for t in terms if t in s.stems) / total_idf if total_idf > 0 else 0.0
+            value = mark * (BASE + (1.0 - BASE) * lex)
+            for i in candidates:
+                if value <= scores.get(i, 0.0):
+                    continue
+                if i not in patterns:
+                    patterns[i] = _pattern(names_of(entities[i]))
+                p = patterns[i]
+                if p is not None and p.search(s.text) is not None:
+                    scores[i] = value
+    return scores
+
+
+def _strings(value: object) -> list[str]:
+    return [v for v in value if isinstance(v, str)] if isinstance(value, list | tuple) else []
+
+
+def rrf(orders: Iterable[Sequence[str]], k: float = RRF_K) -> dict[str, float]:
+    """Reciprocal rank fusion (Cormack et al., SIGIR 2009): ``sum 1 / (k + rank)`` over the orders, rank from 1."""
+    out: dict[str, float] = {}
+    for order in orders:
+        for rank, i in enumerate(order, start=1):
+            out[i] = out.get(i, 0.0) + 1.0 / (k + rank)
+    return out

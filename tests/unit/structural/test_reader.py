@@ -1,0 +1,140 @@
+"""The reader: candidate answers from the sentences of the chunks retrieval touched (term overlap x topic presence)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from support.structural_fakes import TableEmbedder, add_chunks, add_entities, cos_vector, index_of, unit
+
+from hybridkg.structural.base import CHUNK, ENTITY, Node
+from hybridkg.structural.graphstore.memory import InMemoryGraphStore
+from hybridkg.structural.retrieval import LinkedEntity, Retriever
+from hybridkg.structural.retrieval.reader import BASE, PREVIOUS, SAME_CHUNK, question_terms, read, rrf, stem
+from hybridkg.structural.settings import FeedbackConfig, RetrievalConfig
+
+TEXT = (
+    "Orrin Foods is a grocer based in Tallow. It was founded in 2011 by Mira Castell, who still chairs\n"
+    "the board. Its auditor is Pell & Vane.\n\nThe warehouse lease was signed by Jonas Wick."
+)
+
+
+def _link(query: str, mention: str, id_: str) -> LinkedEntity:
+    start = query.index(mention)
+    return LinkedEntity(id_, mention, mention, start, start + len(mention))
+
+
+def _entity(id_: str, name: str, **props: Any) -> Node:
+    return Node(id_, ENTITY, {"name": name, **props})
+
+
+ENTITIES = {
+    e.id: e
+    for e in [
+        _entity("orrin", "Orrin Foods", aliases=["Orrin"]),
+        _entity("tallow", "Tallow"),
+        _entity("mira", "Mira Castell"),
+        _entity("pell", "Pell & Vane"),
+        _entity("jonas", "Jonas Wick"),
+        _entity("board", "board", named=False),
+    ]
+}
+CHUNK_NODE = Node("c1", CHUNK, {"text": TEXT, "entity_ids": list(ENTITIES)})
+
+
+def test_question_terms_are_stems_of_content_words_outside_the_linked_names() -> None:
+    q = "Who founded Orrin Foods in 2011?"
+    assert question_terms(q, [_link(q, "Orrin Foods", "orrin")]) == ["found"]
+    assert question_terms("Which auditors check the grocer?", []) == ["audit", "check", "groce"]
+    assert stem("Founder") == stem("founded") == "found"
+
+
+def test_the_sentence_that_shares_the_question_terms_and_follows_the_subject_wins() -> None:
+    q = "Who founded Orrin Foods?"
+    scores = read(q, [_link(q, "Orrin Foods", "orrin")], [CHUNK_NODE], ENTITIES)
+    assert "orrin" not in scores  # the question's own entity is not an answer
+    assert "board" not in scores  # a common noun phrase is not a candidate
+    # Mira: "founded" matches, Orrin is named in the sentence before ("It ...")
+    assert scores["mira"] == pytest.approx(PREVIOUS * (BASE + (1 - BASE) * 1.0))
+    # Tallow: Orrin's own sentence, no question term
+    assert scores["tallow"] == pytest.approx(1.0 * BASE)
+    assert scores["pell"] == pytest.approx(SAME_CHUNK * BASE)  # two sentences away: same chunk only
+    assert max(scores, key=lambda i: scores[i]) == "mira"
+
+
+def test_names_are_found_across_a_hard_line_break() -> None:
+    text = "The audit of the accounts of Orrin was led by Mira\nCastell last spring."
+    q = "Who led the Orrin audit?"
+    chunk = Node("c2", CHUNK, {"text": text, "entity_ids": ["orrin", "mira"]})
+    scores = read(q, [_link(q, "Orrin", "orrin")], [chunk], ENTITIES)
+    assert scores["mira"] == pytest.approx(1.0)  # "led", "audit" both match, Orrin in the sentence
+
+
+def test_without_the_linked_entity_in_the_chunk_nothing_is_read() -> None:
+    q = "Who founded Halden Mills?"
+    other = Node("c3", CHUNK, {"text": "Mira Castell founded a bakery.", "entity_ids": ["mira"]})
+    assert read(q, [_link(q, "Halden Mills", "halden")], [other], ENTITIES) == {}
+    # with nothing linked every sentence is on topic and term overlap decides
+    plain = read("who founded a bakery", [], [other, CHUNK_NODE], ENTITIES)
+    assert plain["mira"] == pytest.approx(1.0)
+    assert plain["jonas"] == pytest.approx(BASE)
+
+
+def test_rrf_sums_reciprocal_ranks() -> None:
+    fused = rrf([["a", "b"], ["b", "c"]], k=1.0)
+    assert fused == pytest.approx({"a": 1 / 2, "b": 1 / 3 + 1 / 2, "c": 1 / 3})
+
+
+QUERY = "Who founded Orrin Foods?"
+
+
+@pytest.fixture
+def retriever() -> Retriever:
+    """Orrin Foods and the people of its chunk, no relation between them: only the text says who founded it."""
+    g = InMemoryGraphStore()
+    add_entities(
+        g,
+        [
+            {"id": "orrin", "name": "Orrin Foods", "type": "organization", "source_chunks": ["c1"]},
+            {"id": "tallow", "name": "Tallow", "type": "location", "source_chunks": ["c1"]},
+            {"id": "mira", "name": "Mira Castell", "type": "person", "source_chunks": ["c1"]},
+            {"id": "pell", "name": "Pell & Vane", "type": "organization", "source_chunks": ["c1"]},
+            {"id": "jonas", "name": "Jonas Wick", "type": "person", "source_chunks": ["c1"]},
+        ],
+        domain="crm",
+    )
+    add_chunks(g, [{"id": "c1", "text": TEXT, "entity_ids": ["orrin", "tallow", "mira", "pell", "jonas"]}], "crm")
+    vectors = {  # the vectors alone prefer the company and the city; Mira is least like the query
+        "orrin": cos_vector({0: 0.9}, free=3),
+        "tallow": cos_vector({0: 0.6}, free=4),
+        "jonas": cos_vector({0: 0.5}, free=5),
+        "pell": cos_vector({0: 0.45}, free=6),
+        "mira": cos_vector({0: 0.3}, free=7),
+    }
+    chunk_vectors = {"c1": cos_vector({0: 0.7}, free=8)}
+    config = RetrievalConfig(k=2)
+    return Retriever(
+        g,
+        index_of(vectors),
+        index_of({}),
+        index_of(chunk_vectors),
+        TableEmbedder({QUERY: unit(0)}),
+        config,
+        FeedbackConfig(),
+    )
+
+
+def test_the_reader_finds_an_answer_no_relation_states(retriever: Retriever) -> None:
+    result = retriever.retrieve(QUERY, mode="local", domain="crm", top_k=3)
+    assert [e.id for e in result.linked] == ["orrin"]
+    ids = [e.id for e in result.items]
+    assert "mira" in ids  # no edge and no vector seed reach her: only the text says she founded it
+    assert ids.index("mira") < ids.index("orrin")
+    mira = result.items[ids.index("mira")]
+    assert mira.score == 0.0  # no graph evidence
+    assert mira.alpha == pytest.approx(0.3, abs=1e-5)  # its own cosine
+    assert "Mira Castell" in result.context
+
+
+def test_reading_respects_the_domain(retriever: Retriever) -> None:
+    assert retriever.retrieve(QUERY, mode="local", domain="other", top_k=3).items == []
