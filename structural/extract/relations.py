@@ -46,6 +46,11 @@ carrier") for the one named entity an earlier sentence of the chunk described by
   names, or its value when it is a short phrase (a named entity when in title case), the object of a relation
   named by the column header: "Contact | Role" / "Ottilie Marrow | Head of IT" -> Ottilie Marrow -[role]-> Head
   of IT; the row ("Contact: Ottilie Marrow; Role: Head of IT") is the description.
+* **Fields** (``label: value`` lines, see :mod:`.layout`): when a heading before them consists of one name alone
+  (headings naming nothing passed over; one naming something amid other words, "Meeting with X", stops the
+  search), that entity -[label]-> each name of a value made of names only: "Calloway Income Fund" / "Fund
+  manager: Rowan Ashdown" -> Calloway Income Fund -[fund_manager]-> Rowan Ashdown; the record is the
+  description. Values that are phrases or sentences give no field relation.
 * **Co-occurrence**: two named entities in one sentence with no typed relation between them there (each with
   its next ``window`` named mentions) get ``co_occurs`` of weight ``co_occurrence_weight`` per sentence.
 
@@ -63,7 +68,7 @@ from collections.abc import Iterable, Sequence
 
 from spacy.tokens import Span, Token
 
-from hybridkg.structural.extract.layout import Record
+from hybridkg.structural.extract.layout import Kind, Record
 from hybridkg.structural.extract.mentions import (
     CO_OCCURS,
     MAX_PHRASE_WORDS,
@@ -458,6 +463,61 @@ def relations(
         for record in graph.layout.records:
             if record.table:
                 _row(graph, record, entity_types)
+            else:
+                _fields(graph, record)
+
+
+def _tokens(graph: ChunkGraph, start: int, end: int) -> list[Token]:
+    span = graph.doc.char_span(start, end, alignment_mode="expand")
+    return [t for t in span if not t.is_space and not t.is_punct] if span is not None else []
+
+
+def _only_names(graph: ChunkGraph, tokens: Sequence[Token]) -> list[str]:
+    """The named entities ``tokens`` consist of (a name, or a list of names joined by commas and "and"); empty
+    when any other word is among them (a phrase or a sentence about the names)."""
+    keys: list[str] = []
+    for t in tokens:
+        key = graph.token_key[t.i]
+        if graph.named(key):
+            assert key is not None
+            if key not in keys:
+                keys.append(key)
+        elif not (t.dep_ in ("cc", "det") or t.lower_ in ("and", "&")):
+            return []
+    return keys
+
+
+def _record_subject(graph: ChunkGraph, record: Record) -> str | None:
+    """What a block of ``label: value`` fields is about: the named entity a heading before it consists of alone
+    ("Calloway Income Fund" above "Fund manager: ..."), passing over headings that name nothing ("Key facts");
+    a heading naming something amid other words ("Meeting with X") leaves the subject unknown."""
+    if graph.layout is None or not record.fields:
+        return None
+    first = record.fields[0].start
+    headings = [s for s in graph.layout.segments if s.kind is Kind.HEADING and s.end <= first]
+    for heading in sorted(headings, key=lambda s: s.start, reverse=True):
+        tokens = _tokens(graph, heading.start, heading.end)
+        keys = [k for t in tokens if (k := graph.token_key[t.i]) is not None and graph.named(k)]
+        if not keys:
+            continue
+        names = _only_names(graph, tokens)
+        return names[0] if len(names) == 1 else None
+    return None
+
+
+def _fields(graph: ChunkGraph, record: Record) -> None:
+    """``label: value`` fields whose subject is clear (:func:`_record_subject`): the subject -[label]-> each
+    name of a value that consists of names ("Fund manager: Rowan Ashdown" -> fund -[fund_manager]-> Rowan
+    Ashdown); a value that is a phrase or a sentence gives no relation."""
+    src = _record_subject(graph, record)
+    if src is None:
+        return
+    description = clip(record.text)
+    for f in record.fields:
+        rel_type = slug(f.name)
+        for dst in _only_names(graph, _tokens(graph, f.start, f.end)):
+            if dst != src and rel_type:
+                graph.relate(src, dst, rel_type, [f.name.lower()], description, 1.0)
 
 
 def _row(graph: ChunkGraph, record: Record, entity_types: Sequence[str]) -> None:
