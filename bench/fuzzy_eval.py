@@ -48,7 +48,7 @@ import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -282,6 +282,39 @@ class KindResult:
     latency_ms: dict[str, float] = field(default_factory=dict)  # mode -> p50 of retrieve
     relations: RelationScore | None = None
     misses: list[str] = field(default_factory=list)
+    where: dict[str, dict[str, int]] = field(default_factory=dict)  # mode -> where the answer was -> questions
+
+
+WHERE = ("top 1", "top 2-5", "items 6-10", "subgraph", "graph only", "not an entity")
+
+
+def entity_names(graph: Any) -> dict[str, frozenset[str]]:
+    """Entity id -> its name and aliases, case-folded, read through the GraphStore protocol."""
+    from hybridkg.structural.base import ENTITY, SharedRecords
+
+    if isinstance(graph, SharedRecords):
+        rows = [(i, n.props) for i, n in graph.shared_nodes(ENTITY, graph.shared_ids(ENTITY)).items()]
+    else:
+        rows = [(str(r["id"]), r) for r in graph.query("MATCH (e:Entity) RETURN e.id AS id, e.name AS name, "
+                                                         "e.aliases AS aliases")]
+    out = {}
+    for i, props in rows:
+        names = [props.get("name"), *(props.get("aliases") or ())]
+        out[i] = frozenset(n.casefold() for n in names if isinstance(n, str))
+    return out
+
+
+def where_answer(rank: int | None, subgraph: Sequence[str], names: Mapping[str, frozenset[str]],
+                 accepted: frozenset[str]) -> str:
+    """Which of :data:`WHERE` the expected answer reached: by its rank among the items, else whether the
+    evidence subgraph or the graph holds an entity of that name."""
+    if rank is not None:
+        return WHERE[0] if rank == 1 else WHERE[1] if rank <= 5 else WHERE[2]
+    wanted = {a.casefold() for a in accepted}
+    holders = {i for i, n in names.items() if n & wanted}
+    if holders & set(subgraph):
+        return WHERE[3]
+    return WHERE[4] if holders else WHERE[5]
 
 
 def _names_of_answers(answer: Any) -> list[str]:
@@ -301,10 +334,12 @@ def run_kind(kind: str, graph: str, questions: Sequence[Question], modes: Sequen
         out.docs = len(docs)
         _say(f"[{kind}] ingested in {out.ingest_s:.1f} s; stats {skb.stats()}")
         engine = ask_engine(kb, skb, settings)
+        names_of = entity_names(skb.graph)
         try:
             for mode in modes:
                 ret, ask, took = Tally(), Tally(), []
                 tags: dict[str, Tally] = {}
+                where = out.where.setdefault(mode, dict.fromkeys(WHERE, 0))
                 for q in questions:
                     start = time.perf_counter()
                     result = skb.retrieve(q.question, mode=mode, top_k=TOP_K, domain=DOMAIN)
@@ -312,6 +347,7 @@ def run_kind(kind: str, graph: str, questions: Sequence[Question], modes: Sequen
                     names = [e.name for e in result.items]
                     rank = hit_rank(names, q.accepted())
                     ret.add(rank)
+                    where[where_answer(rank, result.subgraph_nodes, names_of, q.accepted())] += 1
                     for tag in (*q.tags, "all"):
                         tags.setdefault(tag, Tally()).add(rank)
                     answer = engine.ask(q.question, domain=DOMAIN if hint else None, mode=mode, top_k=TOP_K)
@@ -355,6 +391,11 @@ def table(results: Sequence[KindResult], modes: Sequence[str], n: int) -> str:
         for m in modes:
             parts = [f"{tag} ({len(t.ranks)}) {t.hits(5):.0%}" for tag, t in sorted(r.by_tag[m].items())]
             lines.append(f"  {r.kind:<8} {m:<7} " + ", ".join(parts))
+    lines.append("")
+    lines.append("where the expected answer was (retrieve; subgraph = in G_q but not among the items):")
+    for r in results:
+        for m in modes:
+            lines.append(f"  {r.kind:<8} {m:<7} " + ", ".join(f"{w} {n}" for w, n in r.where[m].items()))
     lines.append("")
     lines.append("extraction on the hand-labelled documents (typed relations, pairs judged without direction):")
     for r in results:
