@@ -3,18 +3,21 @@
 Document ingestion and curated inserts both hand a :class:`WriteBatch` of records (:mod:`.records`) to
 :meth:`GraphWriter.write`, which
 
-1. works out the vector text of every entity, embedded relation (not ``co_occurs``: weak evidence gets no
-   vector) and new chunk, and keeps only those whose text hash (``vhash``) differs from the stored one;
-2. embeds the distinct texts once, shortest first (less padding in each model batch);
+1. works out the :class:`~.texts.VectorRecipe` of every entity, embedded relation (not ``co_occurs``: weak
+   evidence gets no vector) and new chunk, and keeps only those whose hash (``vhash``) differs from the
+   stored one;
+2. embeds the distinct texts of all recipes once, shortest first (less padding in each model batch), and
+   composes the vectors (an entity's mixes in its chunks' vectors: this batch's, or the chunk index's);
 3. writes the graph (nodes, edges, mentions, then deletions);
 4. writes and saves the vector indexes.
 
 Embedding runs before the first write, so a failing embedder changes nothing. A crash between 3 and 4 leaves
 the graph ahead of the indexes; :meth:`GraphWriter.reconcile` (run when the store opens) re-embeds what the
-graph has and an index lacks and drops vectors whose element is gone. An element the index holds with a
-vector of its old text is caught by the journal: before the graph write the writer records the ids whose
-vectors it is about to change (``journal``, a small JSON file), and removes it once the indexes are saved; a
-journal found at open means those vectors are re-embedded from the graph.
+graph has and an index lacks (chunks first: entity vectors are made with theirs) and drops vectors whose
+element is gone. An element the index holds with a vector of its old text is caught by the journal: before
+the graph write the writer records the ids whose vectors it is about to change (``journal``, a small JSON
+file), and removes it once the indexes are saved; a journal found at open means those vectors are
+re-embedded from the graph.
 """
 
 from __future__ import annotations
@@ -22,8 +25,7 @@ from __future__ import annotations
 import json
 import logging
 import os
-import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -53,12 +55,17 @@ from hybridkg.structural.records import (
     from_props,
     node_row,
 )
-from hybridkg.structural.texts import content_hash, entity_text, relation_text
+from hybridkg.structural.texts import (
+    CONTEXT_CHUNKS,
+    VectorRecipe,
+    content_hash,
+    entity_recipe,
+    relation_recipe,
+)
 
 log = logging.getLogger(__name__)
-_WORDS = re.compile(r"\w+")
 
-KINDS = ("entities", "relations", "chunks")
+KINDS = ("chunks", "entities", "relations")  # in this order: an entity's vector mixes in its chunks'
 _ALL_IDS = {
     "entities": f"MATCH (n:{ENTITY}) RETURN n.id AS id",
     "relations": f"MATCH ()-[r:{RELATED}]->() WHERE r.type <> '{CO_OCCURS}' RETURN r.id AS id",
@@ -171,46 +178,82 @@ class GraphWriter:
                 names[nid] = str(node.props.get("name") or nid)
         return names
 
-    @staticmethod
-    def relation_vector_text(rel: RelationRecord, names: dict[str, str]) -> str:
-        """Names, type and the keywords that add a word: a keyword whose every word the names and the type
-        already hold ("security officer" in "X is a security officer") only lengthens the text (the ingestion
-        bench's relation texts lose a fifth of their tokens)."""
-        src, dst = names.get(rel.src, rel.src), names.get(rel.dst, rel.dst)
-        have = set(_WORDS.findall(f"{src} {rel.type.replace('_', ' ')} {dst}".casefold()))
-        keywords = [k for k in rel.keywords if not set(_WORDS.findall(k.casefold())) <= have]
-        return relation_text(src, rel.type, dst, keywords, rel.curated_description or "")
+    def chunk_texts(self, ids: Iterable[str], known: Iterable[ChunkRecord] = ()) -> dict[str, str]:
+        """Chunk id -> text, from ``known`` records first, then the graph (ids it lacks are left out)."""
+        texts = {c.id: c.text for c in known}
+        missing = sorted(set(ids) - set(texts))
+        if missing:
+            for nid, node in self.graph.neighbourhood(CHUNK, missing, depth=0).nodes.items():
+                texts[nid] = str(node.props.get("text") or "")
+        return texts
 
-    def _jobs(self, batch: WriteBatch) -> list[tuple[str, str, str]]:
-        """(kind, id, text) of every element whose vector must be (re)computed; sets the records' ``vhash``."""
-        jobs: list[tuple[str, str, str]] = []
-        for ent in batch.entities:
-            text = entity_text(ent.name, ent.description)
-            vhash = content_hash(text)
-            if ent.vhash != vhash:
-                ent.vhash = vhash
-                jobs.append(("entities", ent.id, text))
+    def entity_recipes(self, entities: Sequence[EntityRecord], known: Iterable[ChunkRecord] = ()) -> list[VectorRecipe]:
+        context = {e.id: e.source_chunks[:CONTEXT_CHUNKS] for e in entities}
+        texts = self.chunk_texts({c for ids in context.values() for c in ids}, known)
+        return [entity_recipe(e.name, e.type, e.description, context[e.id], texts) for e in entities]
+
+    @staticmethod
+    def relation_recipe(rel: RelationRecord, names: dict[str, str]) -> VectorRecipe:
+        return relation_recipe(names.get(rel.src, rel.src), rel.type, names.get(rel.dst, rel.dst), rel.keywords,
+                               rel.curated_description or "")
+
+    def _jobs(self, batch: WriteBatch) -> list[tuple[str, str, VectorRecipe]]:
+        """(kind, id, recipe) of every element whose vector must be (re)computed; sets the records' ``vhash``."""
+        jobs: list[tuple[str, str, VectorRecipe]] = [
+            ("chunks", c.id, VectorRecipe((c.text,))) for c in batch.chunks
+        ]
+        for ent, recipe in zip(batch.entities, self.entity_recipes(batch.entities, batch.chunks), strict=True):
+            if ent.vhash != recipe.vhash:
+                ent.vhash = recipe.vhash
+                jobs.append(("entities", ent.id, recipe))
         embedded = [r for r in batch.relations if r.embedded]
         names = self.entity_names({e for r in embedded for e in (r.src, r.dst)}, batch.entities)
         for rel in embedded:
-            text = self.relation_vector_text(rel, names)
-            vhash = content_hash(text)
-            if rel.vhash != vhash:
-                rel.vhash = vhash
-                jobs.append(("relations", rel.id, text))
+            recipe = self.relation_recipe(rel, names)
+            if rel.vhash != recipe.vhash:
+                rel.vhash = recipe.vhash
+                jobs.append(("relations", rel.id, recipe))
         for rel in batch.relations:
             if not rel.embedded:
                 rel.vhash = None
-        jobs.extend(("chunks", c.id, c.text) for c in batch.chunks)
         return jobs
+
+    def vectors_of(
+        self, recipes: Sequence[VectorRecipe], fresh: Mapping[str, str] | None = None, *, progress: bool = False
+    ) -> tuple[Vector, int]:
+        """``(one unit row per recipe, distinct texts embedded)``. The chunks a recipe mixes in are this call's
+        (``fresh``: chunk id -> text, embedded here) or the chunk index's."""
+        fresh = fresh or {}
+        texts = sorted({t for r in recipes for t in r.texts} | set(fresh.values()))
+        matrix = _embed_texts(self.embedder, texts, progress=progress)
+        row = {t: i for i, t in enumerate(texts)}
+        wanted = sorted({c for r in recipes for c in r.chunks})
+        chunks = {c: matrix[row[fresh[c]]] for c in wanted if c in fresh}
+        stored = [c for c in wanted if c not in fresh]
+        if stored:
+            found, rows = self.vectors.chunks.get(stored)
+            chunks.update(zip(found, rows, strict=True))
+        out = np.empty((len(recipes), self.embedder.dim), dtype=np.float32)
+        for i, recipe in enumerate(recipes):
+            if len(recipe.texts) == 1 and not recipe.chunks:
+                out[i] = matrix[row[recipe.texts[0]]]
+                continue
+            v = matrix[[row[t] for t in recipe.texts]].sum(axis=0)
+            context = [chunks[c] for c in recipe.chunks if c in chunks]
+            if context and recipe.context:
+                v = v + recipe.context * np.mean(context, axis=0)
+            norm = float(np.linalg.norm(v))
+            out[i] = v / norm if norm > 0 else v
+        return out, len(texts)
 
     # ------------------------------------------------------------------------------------------ write
 
     def write(self, batch: WriteBatch, *, progress: bool = False) -> WriteResult:
         """Embed, then write the graph, then the vectors (see the module doc)."""
         jobs = self._jobs(batch)
-        matrix = _embed_texts(self.embedder, [t for _, _, t in jobs], progress=progress)
-        result = WriteResult(len({t for _, _, t in jobs}), len(jobs), embedded_ids={i for _, i, _ in jobs})
+        fresh = {eid: r.texts[0] for kind, eid, r in jobs if kind == "chunks"}
+        matrix, texts = self.vectors_of([r for _, _, r in jobs], fresh, progress=progress)
+        result = WriteResult(texts, len(jobs), embedded_ids={i for _, i, _ in jobs})
         upserts: dict[str, list[tuple[str, int]]] = {k: [] for k in KINDS}
         for row, (kind, eid, _) in enumerate(jobs):
             upserts[kind].append((eid, row))
@@ -316,9 +359,9 @@ class GraphWriter:
                 result.dropped[kind] = len(extra)
             if not missing:
                 continue
-            ids, texts = self._texts_of(kind, missing)
+            ids, recipes = self._recipes_of(kind, missing)
             if ids:
-                index.upsert(ids, _embed_texts(self.embedder, texts, progress=progress))
+                index.upsert(ids, self.vectors_of(recipes, progress=progress)[0])
                 result.embedded[kind] = len(ids)
         if result.changed:
             log.warning("structural store: vectors reconciled with the graph (re-embedded %s, dropped %s)",
@@ -327,27 +370,18 @@ class GraphWriter:
         self._journal(None)
         return result
 
-    def _texts_of(self, kind: str, ids: list[str]) -> tuple[list[str], list[str]]:
-        out_ids: list[str] = []
-        texts: list[str] = []
+    def _recipes_of(self, kind: str, ids: list[str]) -> tuple[list[str], list[VectorRecipe]]:
+        """The graph's elements of ``ids`` and their recipes (entities after their chunks are in the index)."""
         if kind == "relations":
             rels = [from_props(RelationRecord, e.props, src=e.src, dst=e.dst) for e in self.graph.edges(RELATED, ids)]
             names = self.entity_names({x for r in rels for x in (r.src, r.dst)})
-            for rel in rels:
-                out_ids.append(rel.id)
-                texts.append(self.relation_vector_text(rel, names))
-            return out_ids, texts
+            return [r.id for r in rels], [self.relation_recipe(r, names) for r in rels]
         label = ENTITY if kind == "entities" else CHUNK
-        for nid, node in self.graph.neighbourhood(label, ids, depth=0).nodes.items():
-            props = {**node.props, "id": nid}
-            if kind == "entities":
-                ent = from_props(EntityRecord, props)
-                text = entity_text(ent.name, ent.description)
-            else:
-                text = str(props.get("text") or "")
-            out_ids.append(nid)
-            texts.append(text)
-        return out_ids, texts
+        nodes = self.graph.neighbourhood(label, ids, depth=0).nodes
+        if kind == "chunks":
+            return list(nodes), [VectorRecipe((str(n.props.get("text") or ""),)) for n in nodes.values()]
+        ents = [from_props(EntityRecord, {**n.props, "id": nid}) for nid, n in nodes.items()]
+        return [e.id for e in ents], self.entity_recipes(ents)
 
     # ------------------------------------------------------------------------------------------ names
 

@@ -282,14 +282,3 @@ def test_the_query_linker_follows_writes(tmp_path: Path) -> None:
         assert [x.name for x in skb.retrieve("Is Halden Foods a client?", mode="local").linked] == ["Halden Foods"]
         skb.delete_document("b")
         assert skb.retrieve("Is Halden Foods a client?", mode="local").linked == []
-
-
-def test_relation_vector_text_keeps_only_keywords_that_add_a_word() -> None:
-    from hybridkg.structural.writer import GraphWriter
-
-    names = {"e:1": "Mira Holt", "e:2": "Kestrel Shipping"}
-    rel = RelationRecord("r", "e:1", "e:2", "works_for", ["works for", "Kestrel", "chief pilot", "2019", "Holt"])
-    text = GraphWriter.relation_vector_text(rel, names)
-    assert text == "Mira Holt works for Kestrel Shipping. chief pilot, 2019"
-    bare = RelationRecord("r2", "e:1", "e:2", "advises", ["advises", "mira holt"])
-    assert GraphWriter.relation_vector_text(bare, names) == "Mira Holt advises Kestrel Shipping"

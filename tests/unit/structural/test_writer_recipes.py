@@ -1,0 +1,214 @@
+"""Vector recipes: what the writer embeds for each element, how it composes the vectors, and that rebuilding
+them from the graph (reconcile) gives the vectors the write stored.
+
+Real stores (the in-memory graph or embedded FalkorDB, exact vector indexes) and the hashing embedder; the
+extractor is a fake behind the :class:`Extractor` protocol so that each case says what was extracted.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from hybridkg.structural.base import ExtractedEntity, ExtractedRelation, Extraction, Vector
+from hybridkg.structural.embedding.hashing import HashEmbedder
+from hybridkg.structural.factory import open_structural_kb
+from hybridkg.structural.knowledge import StructuralKB
+from hybridkg.structural.records import RelationRecord
+from hybridkg.structural.settings import StructuralConfig
+from hybridkg.structural.texts import (
+    CHUNK_CONTEXT,
+    CONTEXT_CHUNKS,
+    ENTITY_HEAD_CHARS,
+    entity_recipe,
+    relation_recipe,
+    unsaid,
+)
+from hybridkg.structural.writer import KINDS, GraphWriter
+
+
+class Recording:
+    def __init__(self) -> None:
+        self.inner = HashEmbedder(64)
+        self.calls: list[list[str]] = []
+
+    @property
+    def dim(self) -> int:
+        return self.inner.dim
+
+    def embed(self, texts: Sequence[str]) -> Vector:
+        self.calls.append(list(texts))
+        return self.inner.embed(texts)
+
+
+class Scripted:
+    def __init__(self, table: Mapping[str, Extraction]) -> None:
+        self.table = table
+
+    def extract(self, text: str, *, entity_types: Sequence[str] = ()) -> Extraction:
+        return self.table.get(text.strip(), Extraction())
+
+
+A = "Orla Penn chairs the board of Wexford Mills. Wexford Mills sells yarn in Galway."
+B = "Wexford Mills hired Tam Rooke in May. Tam Rooke chairs the board of Galway Looms."
+TABLE = {
+    A: Extraction(
+        [ExtractedEntity("Orla Penn", "person", "chair of Wexford Mills. Orla Penn chairs the board of Wexford Mills."),
+         ExtractedEntity("Wexford Mills", "organization", "Wexford Mills sells yarn in Galway.")],
+        [ExtractedRelation("Orla Penn", "Wexford Mills", "chairs", ("board", "Orla"), "Orla Penn chairs ...", 1.0)],
+    ),
+    B: Extraction(
+        [ExtractedEntity("Wexford Mills", "organization", "Wexford Mills hired Tam Rooke in May."),
+         ExtractedEntity("Tam Rooke", "person", "Tam Rooke chairs the board of Galway Looms."),
+         ExtractedEntity("Galway Looms", "organization", "Tam Rooke chairs the board of Galway Looms.")],
+        [ExtractedRelation("Wexford Mills", "Tam Rooke", "hired", ("May",), "Wexford Mills hired ...", 1.0),
+         ExtractedRelation("Tam Rooke", "Galway Looms", "chairs", ("board",), "Tam Rooke chairs ...", 1.0)],
+    ),
+}
+
+
+def _kb(path: Path, graph: str = "memory") -> StructuralKB:
+    config = StructuralConfig.model_validate({"graph": {"backend": graph}, "vectors": {"backend": "exact"},
+                                              "extractor": {"kind": "rules"}})
+    kb = open_structural_kb(config, path, embedder=Recording())
+    kb.extractor = Scripted(TABLE)
+    return kb
+
+
+@pytest.fixture
+def kb(tmp_path: Path) -> Iterator[StructuralKB]:
+    with _kb(tmp_path / "s") as skb:
+        yield skb
+
+
+def _unit(v: np.ndarray) -> np.ndarray:
+    return v / np.linalg.norm(v)
+
+
+def _stored(kb: StructuralKB) -> dict[str, dict[str, np.ndarray]]:
+    out = {}
+    for kind in KINDS:
+        index = kb.vectors.of(kind)
+        ids, rows = index.get(index.ids())
+        out[kind] = dict(zip(ids, np.asarray(rows), strict=True))
+    return out
+
+
+# --------------------------------------------------------------------------------------------- texts
+
+
+def test_unsaid_keeps_only_the_sentences_the_chunks_do_not_hold() -> None:
+    chunk = "Orla Penn chairs the board of Wexford Mills.  Wexford Mills sells yarn in Galway."
+    said = "chair of Wexford Mills. ORLA PENN chairs the board of Wexford Mills!"
+    assert unsaid(said, [chunk]) == "chair of Wexford Mills."
+    assert unsaid("Wexford Mills sells yarn in Galway.", [chunk]) == ""
+    assert unsaid("A paraphrase: she leads it.", [chunk]) == "A paraphrase: she leads it."
+    assert unsaid("Wexford Mills sells yarn.", [chunk]) == "", "a run of the chunk's words is said by it"
+    assert unsaid("Wexford Mills sells wool.", [chunk]) == "Wexford Mills sells wool."
+
+
+def test_an_entity_recipe_is_its_name_type_and_facts_plus_its_first_chunks() -> None:
+    chunks = [f"c{i}" for i in range(CONTEXT_CHUNKS + 3)]
+    texts = {"c0": "Orla Penn chairs the board of Wexford Mills."}
+    recipe = entity_recipe("Orla Penn", "person", "chair of Wexford Mills. Orla Penn chairs the board of Wexford "
+                           "Mills.", chunks, texts)
+    assert recipe.texts == ("Orla Penn (person): chair of Wexford Mills.",)
+    assert recipe.chunks == tuple(chunks[:CONTEXT_CHUNKS])
+    assert recipe.context == CHUNK_CONTEXT
+    long = entity_recipe("Orla Penn", "person", "x " * 300, [], {})
+    assert long.chunks == ()
+    assert long.context == 0.0
+    assert len(long.texts[0]) == ENTITY_HEAD_CHARS, "no chunk to lend context: the description, capped"
+    later = entity_recipe("Orla Penn", "person", "chair of Wexford Mills.", [*chunks, "c-new"], texts)
+    assert later.vhash == entity_recipe("Orla Penn", "person", "chair of Wexford Mills.", chunks, texts).vhash, (
+        "a chunk past the first ones leaves the vector as it is")
+
+
+def test_a_relation_recipe_embeds_its_names_and_phrase_apart_but_a_curated_one_whole() -> None:
+    names = {"e:1": "Mira Holt", "e:2": "Kestrel Shipping"}
+    rel = RelationRecord("r", "e:1", "e:2", "works_for", ["works for", "Kestrel", "chief pilot", "2019", "Holt"])
+    assert GraphWriter.relation_recipe(rel, names).texts == ("Mira Holt", "Kestrel Shipping",
+                                                             "works for. chief pilot, 2019")
+    bare = RelationRecord("r2", "e:1", "e:2", "advises", ["advises", "mira holt"])
+    assert GraphWriter.relation_recipe(bare, names).texts == ("Mira Holt", "Kestrel Shipping", "advises")
+    curated = relation_recipe("Mira Holt", "advises", "Kestrel Shipping", ["fleet"], "Mira advises on the fleet.")
+    assert curated.texts == ("Mira Holt advises Kestrel Shipping. fleet. Mira advises on the fleet.",)
+    assert curated.vhash != GraphWriter.relation_recipe(bare, names).vhash
+
+
+# --------------------------------------------------------------------------------------------- vectors
+
+
+def test_vectors_are_composed_from_the_embedded_parts_and_the_chunks(kb: StructuralKB) -> None:
+    kb.add_documents([("a", A)], domain="d")
+    emb = kb.embedder
+    assert isinstance(emb, Recording)
+    texts = [t for call in emb.calls for t in call]
+    assert "Orla Penn (person): chair of Wexford Mills." in texts
+    assert not any("chairs the board" in t for t in texts if t != A), "the chunk's sentences are not re-embedded"
+    stored = _stored(kb)
+    [chunk] = stored["chunks"].values()
+    assert np.allclose(chunk, emb.inner.embed([A])[0], atol=1e-6)
+    orla = next(v for i, v in stored["entities"].items() if i.endswith("orla penn"))
+    head = emb.inner.embed(["Orla Penn (person): chair of Wexford Mills."])[0]
+    assert np.allclose(orla, _unit(head + CHUNK_CONTEXT * chunk), atol=1e-5)
+    [rel] = stored["relations"].values()
+    parts = emb.inner.embed(["Orla Penn", "Wexford Mills", "chairs. board"])
+    assert np.allclose(rel, _unit(parts.sum(axis=0)), atol=1e-5)
+
+
+def test_a_phrase_and_a_name_shared_by_relations_are_embedded_once(kb: StructuralKB) -> None:
+    kb.add_documents([("a", A), ("b", B)], domain="d")
+    emb = kb.embedder
+    assert isinstance(emb, Recording)
+    assert len(emb.calls) == 1
+    texts = emb.calls[0]
+    assert len(texts) == len(set(texts))
+    assert texts.count("chairs. board") == 1, "two 'chairs' relations, one phrase"
+    assert len(kb.vectors.relations) == 3
+
+
+def test_an_entity_gaining_a_chunk_is_recomposed_with_the_stored_chunk_vector(kb: StructuralKB) -> None:
+    kb.add_documents([("a", A)], domain="d")
+    first = _stored(kb)
+    kb.add_documents([("b", B)], domain="d")
+    emb = kb.embedder
+    assert isinstance(emb, Recording)
+    assert A not in emb.calls[-1], "the stored chunk is not embedded again"
+    after = _stored(kb)
+    wexford = next(i for i in after["entities"] if i.endswith("wexford mills"))
+    assert not np.allclose(after["entities"][wexford], first["entities"][wexford])
+    chunks = list(after["chunks"].values())
+    head = emb.inner.embed(["Wexford Mills (organization)"])[0]
+    assert np.allclose(after["entities"][wexford], _unit(head + CHUNK_CONTEXT * np.mean(chunks, axis=0)), atol=1e-5)
+
+
+def test_rebuilding_from_the_graph_gives_the_vectors_the_write_stored(kb: StructuralKB) -> None:
+    kb.add_documents([("a", A)], domain="d")
+    kb.add_documents([("b", B)], domain="d")
+    stored = _stored(kb)
+    for kind in KINDS:
+        ids, recipes = kb.writer._recipes_of(kind, sorted(stored[kind]))
+        assert sorted(ids) == sorted(stored[kind])
+        rows, _ = kb.writer.vectors_of(recipes)
+        for eid, row in zip(ids, rows, strict=True):
+            assert np.allclose(row, stored[kind][eid], atol=1e-5), (kind, eid)
+
+
+def test_reconcile_rebuilds_lost_vectors_chunks_first(tmp_path: Path) -> None:
+    path = tmp_path / "s"
+    with _kb(path, "falkordb") as kb:
+        kb.add_documents([("a", A), ("b", B)], domain="d")
+        stored = _stored(kb)
+        for kind in KINDS:  # lose every vector, chunks included: entities need theirs to be rebuilt
+            kb.vectors.of(kind).remove(sorted(stored[kind]))
+        kb.vectors.save()
+    with _kb(path, "falkordb") as kb:
+        again = _stored(kb)
+        for kind in KINDS:
+            assert again[kind].keys() == stored[kind].keys(), kind
+            for eid, row in stored[kind].items():
+                assert np.allclose(again[kind][eid], row, atol=1e-5), (kind, eid)
