@@ -1,7 +1,7 @@
 """Ingestion speed of the structural layer: ~100 short meeting notes through the KB and through ``docs add``.
 
     python -m bench.ingest [--quick] [--docs N] [--extractor offline|rules] [--graph falkordb|memory] [--no-cli]
-                           [--embed-batch N] [--embed-tokens N]
+                           [--embed-batch N] [--embed-tokens N] [--torch-threads N]
 
 The notes (~80 words each) are generated here from this module's own templates and invented names
 (seeded, so every run ingests the same text). The KB run opens a fresh store with the configured
@@ -23,6 +23,9 @@ Measured on the 2-core VM while other work ran on it (load average 2-4; numbers 
 | after, `--embed-batch 256` | offline (spaCy) | 3.6 | - | 17.7 |
 | + keywords already in the text dropped, token-budget batches (load 3.4-4.6) | offline | 2.07-2.25 | 1.62 | 17.2 |
 | same, `--embed-batch 64 --embed-tokens 1000000000` (old batching, load 4.5) | offline | 2.09 | - | 17.2 |
+| before vector recipes (A/B interleaved, load 5.4-6.1) | offline | 2.62, 2.08 | - | 17.2 (462 tokens) |
+| vector recipes (`structural/texts.py`; load 5.1-5.9) | offline | 3.05, 2.97 | - | 10.6 (211 tokens) |
+| same, `--torch-threads 1` vs 2, interleaved (load 4.7-5.1) | offline | 2.89, 3.34 vs 2.69, 3.42 | - | 10.6 |
 
 With spaCy, at load ~2: extraction 3.9 s, embedding 18.7 s (1,767 texts, ~50k tokens), graph write 0.5 s for
 the 100 notes: the embedder sets the pace (batch size 64 on two threads is slow for short texts when the cores
@@ -31,6 +34,12 @@ Later (load 3-5, interleaved runs of one process, 50 notes): 64 texts a pass 0.9
 budget per pass 1.50; end to end on 100 notes the two were within noise of each other (2.09 vs 2.07 at load
 ~4.4). The target of 10 docs/s is not met; bench/RESULTS.md says why (the model is compute-bound at ~500
 WordPiece tokens a note) and what would reach it.
+
+Vector recipes (an entity: ``name (type): facts`` plus its chunks' mean vector; a relation: its names and its
+phrase embedded apart and summed) cut the model's work to ~211 tokens a note (124 of them the chunk itself);
+the embedding went from 34-40 s to ~25.5 s per 100 notes at load 5-6 (the machine, shared by four engineers,
+gave the model ~850 tokens/s instead of ~6,000 when quiet). ``wordpiece_tokens_per_doc`` in the output
+counts the distinct texts asked of the embedder, truncated as the model truncates.
 """
 
 from __future__ import annotations
@@ -113,6 +122,7 @@ class CountingEmbedder:
         self.inner = inner
         self.texts = 0
         self.calls = 0
+        self.distinct: set[str] = set()
 
     @property
     def dim(self) -> int:
@@ -121,7 +131,24 @@ class CountingEmbedder:
     def embed(self, texts: Sequence[str]) -> Vector:
         self.calls += 1
         self.texts += len(texts)
+        self.distinct.update(texts)
         return self.inner.embed(texts)
+
+
+def wordpiece_tokens(texts: set[str]) -> int | None:
+    """WordPiece tokens (with [CLS]/[SEP], truncated as the model truncates) of ``texts``; ``None`` without the
+    bundled model."""
+    from hybridkg.errors import HybridKGError
+
+    try:
+        from transformers import AutoTokenizer
+
+        from hybridkg.structural.embedding.sentence import bundled_model_path
+
+        tokenizer = AutoTokenizer.from_pretrained(str(bundled_model_path()))
+    except (ImportError, OSError, HybridKGError):
+        return None
+    return sum(len(ids) for ids in tokenizer(sorted(texts), truncation=True, max_length=256)["input_ids"])
 
 
 def _model_texts(embedder: Embedder) -> int | None:
@@ -162,8 +189,14 @@ def run_kb(
     embedder_kind: str,
     embed_batch: int | None = None,
     embed_tokens: int | None = None,
+    torch_threads: int | None = None,
 ) -> dict[str, Any]:
     from hybridkg.structural.embedding.factory import make_embedder
+
+    if torch_threads:
+        import torch
+
+        torch.set_num_threads(torch_threads)
 
     config = _config(extractor, graph, embedder_kind, embed_batch, embed_tokens)
     inner = make_embedder(config.embedder)
@@ -200,9 +233,16 @@ def run_kb(
         "open_s": round(open_s, 2),
         "texts_asked_per_doc": round(counting.texts / n, 1),
         "texts_embedded_per_doc": round((model - before_misses) / n, 1) if model is not None else None,
+        "wordpiece_tokens_per_doc": round(tokens / n, 1) if (tokens := wordpiece_tokens(counting.distinct)) else None,
+        "torch_threads": _torch_threads(),
         "embed_calls": counting.calls,
         "store": stats,
     }
+
+
+def _torch_threads() -> int | None:
+    torch = sys.modules.get("torch")
+    return int(torch.get_num_threads()) if torch is not None else None
 
 
 def run_cli(
@@ -261,6 +301,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     ap.add_argument("--embedder", default="sentence", help="sentence (default) | hash")
     ap.add_argument("--embed-batch", type=int, help="structural.embedder.batch_size (default: the setting's)")
     ap.add_argument("--embed-tokens", type=int, help="structural.embedder.batch_tokens (default: the setting's)")
+    ap.add_argument("--torch-threads", type=int, help="torch.set_num_threads for the KB run (default: torch's)")
     ap.add_argument("--no-cli", action="store_true", help="skip the `hybridkg docs add` run")
     ap.add_argument("--label", default="", help="a tag printed with the results (e.g. before/after)")
     args = ap.parse_args(argv)
@@ -271,7 +312,7 @@ def main(argv: Sequence[str] | None = None) -> None:
                            "load_average_1m": round(os.getloadavg()[0], 2)}
     kinds = {"extractor": args.extractor, "graph": args.graph, "embedder_kind": args.embedder,
              "embed_batch": args.embed_batch, "embed_tokens": args.embed_tokens}
-    out["kb"] = run_kb(notes, **kinds)
+    out["kb"] = run_kb(notes, **kinds, torch_threads=args.torch_threads)
     print(json.dumps(out["kb"]), file=sys.stderr, flush=True)
     if not args.no_cli:
         out["cli"] = run_cli(notes, **kinds)
