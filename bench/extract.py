@@ -4,6 +4,7 @@
     python -m bench.extract             # 1,000 texts
     python -m bench.extract --docs 500 --batch 32 --json out.json
     python -m bench.extract --words 80  # texts of >= 80 words (consecutive pool texts joined), like meeting notes
+    python -m bench.extract --words 80 --docs 150 --known 10000   # plus 10k synthetic known names
 
 Texts: the paragraphs of the CRM demo documents (``ontology/crm/docs``, read as ``docs add`` reads them) and
 two dozen short business notes written for this benchmark (below), repeated in order up to ``--docs``. Each
@@ -12,6 +13,11 @@ Timed: the spaCy extractor batched (``extract_batch``, ``nlp.pipe`` with ``--bat
 text at a time (``extract``), the rules extractor one text at a time (it has no batch path), after a warm-up
 text each; the model load is reported apart. Per extractor: docs/s, ms/doc, and per text the named entities,
 typed relations and ``co_occurs`` edges found. The last line is one JSON object.
+
+``--known N`` adds N synthetic known entities (seeded made-up names, a capitalised and a lower-case label each,
+so that none occurs in the texts) to the demo's, to show that the per-document cost does not grow with the number
+of known names; it also times ``learn()`` of 50 new names followed by one single-text ``extract`` (what ingestion
+does per batch), ten times, and reports the mean time of the ``learn()`` calls alone.
 """
 
 from __future__ import annotations
@@ -19,6 +25,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import random
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -123,6 +130,31 @@ def counts(found: Sequence[Extraction]) -> dict[str, float]:
     }
 
 
+def synthetic_known(n: int, seed: int = 7) -> list[KnownEntity]:
+    """``n`` made-up entities with one to three made-up words a name (none of them an English word)."""
+    rng = random.Random(seed)
+    parts = ["ka", "lo", "mer", "vin", "dra", "sol", "ten", "bri", "qua", "zor", "pel", "nix", "tor", "ael", "gan"]
+
+    def name() -> str:
+        words = ("".join(rng.choice(parts) for _ in range(rng.randint(2, 3))) for _ in range(rng.randint(1, 3)))
+        return " ".join(w.title() for w in words)
+
+    return [KnownEntity(f"urn:bench:known:{i}", (name(), name().lower()), "Organization") for i in range(n)]
+
+
+def learn_cost(extractor: SpacyExtractor, texts: Sequence[str], rounds: int = 10) -> float:
+    """Mean seconds of ``learn()`` with 50 new names, each followed by one ``extract`` (which rebuilds the
+    gazetteer's newest tier)."""
+    spent = 0.0
+    for r in range(rounds):
+        fresh = [KnownEntity(None, (k.labels[0],), "concept") for k in synthetic_known(50, seed=1000 + r)]
+        start = time.perf_counter()
+        extractor.learn(fresh)
+        spent += time.perf_counter() - start
+        extractor.extract(texts[r % len(texts)])
+    return spent / rounds
+
+
 def timed(name: str, texts: Sequence[str], run: Callable[[Sequence[str]], list[Extraction]]) -> dict[str, Any]:
     run(texts[:1])
     start = time.perf_counter()
@@ -140,6 +172,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--docs", type=int, help="number of texts (overrides --quick)")
     parser.add_argument("--batch", type=int, default=64, help="texts per nlp.pipe batch (extractor.spacy_batch)")
     parser.add_argument("--words", type=int, default=0, help="join consecutive texts until each has this many words")
+    parser.add_argument("--known", type=int, default=0, help="add this many synthetic known names")
     parser.add_argument("--json", type=Path, help="also write the rows to this file")
     args = parser.parse_args(argv)
     n = args.docs or (120 if args.quick else 1000)
@@ -153,7 +186,7 @@ def main(argv: Sequence[str] | None = None) -> None:
             parts.append(pool[i % len(pool)])
             i += 1
         texts.append("\n\n".join(parts))
-    known = demo_known()
+    known = demo_known() + synthetic_known(args.known)
     words = sum(len(t.split()) for t in texts) / len(texts)
     print(f"{n} texts ({len(pool)} distinct, {words:.0f} words on average), {len(known)} known entities, "
           f"{os.cpu_count()} CPUs")
@@ -174,7 +207,10 @@ def main(argv: Sequence[str] | None = None) -> None:
               f"{r['common_entities']:7.1f} {r['typed_relations']:6.1f} {r['co_occurs']:7.1f}")
     ratio = rows[0]["ms_per_doc"] / rows[2]["ms_per_doc"]
     print(f"spacy (batched) / rules time per doc: {ratio:.1f}x")
+    learn_s = learn_cost(spacy_x, texts)
+    print(f"learn() of 50 new names with {len(known)} known: {learn_s * 1000:.1f} ms")
     summary = {"docs": n, "words_per_doc": words, "batch": args.batch, "model_load_s": load_s}
+    summary.update({"known": len(known), "learn_50_ms": learn_s * 1000})
     summary.update({"spacy_over_rules": ratio, "rows": rows})
     if args.json:
         args.json.write_text(json.dumps(summary, indent=2), encoding="utf-8")
