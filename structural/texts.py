@@ -10,7 +10,7 @@ near the document's own length (the chunk is embedded once; everything else is s
   description is the sentence naming it, which the chunk's vector carries, after the facts the extractor
   learned: only those facts are embedded), capped at :data:`ENTITY_HEAD_CHARS`; plus the mean vector of its
   first :data:`CONTEXT_CHUNKS` chunks weighted :data:`CHUNK_CONTEXT`, which carries the sentence and the rest
-  of the context at no model cost;
+  of the context at no model cost (an entity no chunk supports keeps up to :data:`VECTOR_TEXT_CHARS`);
 * an extracted relation: its two names and its phrase (type words and the keywords that add a word), each
   embedded apart: a phrase recurs across documents and a name is shared by all the relations of its entity,
   so the embedder's distinct-text rule and content cache make most of them free;
@@ -106,7 +106,9 @@ def entity_recipe(
     facts = unsaid(description, texts) if texts else description
     if facts:
         head = f"{head}: {facts}"
-    return VectorRecipe((head[:ENTITY_HEAD_CHARS],), ids, CHUNK_CONTEXT if ids else 0.0)
+    if not ids:  # nothing lends context (a curated entity no document mentions): the description is all there is
+        return VectorRecipe((head[:VECTOR_TEXT_CHARS],))
+    return VectorRecipe((head[:ENTITY_HEAD_CHARS],), ids, CHUNK_CONTEXT)
 
 
 def _adding(src_name: str, rel_type: str, dst_name: str, keywords: Sequence[str]) -> list[str]:

@@ -23,6 +23,7 @@ from hybridkg.structural.texts import (
     CHUNK_CONTEXT,
     CONTEXT_CHUNKS,
     ENTITY_HEAD_CHARS,
+    VECTOR_TEXT_CHARS,
     entity_recipe,
     relation_recipe,
     unsaid,
@@ -121,7 +122,8 @@ def test_an_entity_recipe_is_its_name_type_and_facts_plus_its_first_chunks() -> 
     long = entity_recipe("Orla Penn", "person", "x " * 300, [], {})
     assert long.chunks == ()
     assert long.context == 0.0
-    assert len(long.texts[0]) == ENTITY_HEAD_CHARS, "no chunk to lend context: the description, capped"
+    assert len(long.texts[0]) == VECTOR_TEXT_CHARS, "no chunk to lend context: the description, less capped"
+    assert len(entity_recipe("Orla Penn", "person", "x " * 300, ["c0"], {}).texts[0]) == ENTITY_HEAD_CHARS
     later = entity_recipe("Orla Penn", "person", "chair of Wexford Mills.", [*chunks, "c-new"], texts)
     assert later.vhash == entity_recipe("Orla Penn", "person", "chair of Wexford Mills.", chunks, texts).vhash, (
         "a chunk past the first ones leaves the vector as it is")
