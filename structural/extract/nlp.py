@@ -6,7 +6,8 @@ Before the pipeline, :func:`~.layout.analyse` reads the chunk's layout (prose, h
 value`` fields, hard wraps made spaces) and a sentence is preset to start at every segment; headings, labels and
 cells are one sentence each (the parser keeps preset starts). Pipeline: ``tok2vec -> tagger -> names together ->
 parser -> attribute_ruler -> lemmatizer -> known names -> ner``; "names together" forbids a sentence start
-inside a run of proper nouns. The known-names component (:class:`KnownNames`) is the project's
+inside a run of proper nouns; the attribute_ruler's match step is :mod:`.attributes`' cached one (same result,
+4-5 ms -> ~1 ms a note). The known-names component (:class:`KnownNames`) is the project's
 :class:`~.matcher.Gazetteer` (Aho-Corasick over every label and alt label: the RDF layer's entities given at
 construction, the graph's names given to :meth:`learn`) setting the doc's entity spans before NER, except for a
 known entity one of whose labels, or its IRI's local name, is a class name of the domain (``entity_types``): a
@@ -30,8 +31,8 @@ the common words a capital at a line start does not make a name; ner: new names)
 Speed (``python -m bench.extract``, 2 shared cores): about 110 texts/s batched for ~25-word paragraphs, 20-30
 for ~95-word notes, 10-15x the rules extractor's time per text; spaCy takes ~90% of it (the layout and the
 patterns the rest). CPU time per ~95-word note (113 tokens), each component over the same 300 notes in batches of
-64: ner 12 ms (it has its own tok2vec), tok2vec 6-7, attribute_ruler 3-4 (a ``Matcher`` over 179 patterns
-and a retokenizer merge per match), parser 3-3.5, lemmatizer 0.6, known names 0.25, tagger 0.1, layout 0.3,
+64: ner 12 ms (it has its own tok2vec), tok2vec 6-7, attribute_ruler 3-5 (spaCy's; ~1.3 with
+:mod:`.attributes`), parser 3-3.5, lemmatizer 0.6, known names 0.25, tagger 0.1, layout 0.3,
 mentions and relations 2.3-3.9. The per-note cost does not grow with the number of known names (10k more known
 names: the same docs/s; ``learn()`` of 50 names ~2 ms).
 
@@ -52,6 +53,7 @@ from spacy.util import filter_spans
 
 from hybridkg.errors import BackendUnavailable
 from hybridkg.structural.base import Extraction, KnownEntity
+from hybridkg.structural.extract.attributes import speed_up
 from hybridkg.structural.extract.layout import Kind, analyse
 from hybridkg.structural.extract.matcher import Gazetteer
 from hybridkg.structural.extract.mentions import LAYOUT, collect, fold_type
@@ -181,6 +183,7 @@ def load_pipeline(model: str) -> Language:
             f"the spaCy pipeline {model!r} has no {', '.join(lacking)}; set structural.extractor.spacy_model to a "
             f"full English pipeline (`{INSTALL_HINT}`)"
         )
+    speed_up(nlp)
     nlp.add_pipe(KNOWN_NAMES, before="ner")
     nlp.add_pipe(NAMES_TOGETHER, before="parser")
     return nlp

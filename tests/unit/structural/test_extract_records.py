@@ -96,3 +96,35 @@ def test_a_value_that_is_a_sentence_gives_no_field_relation(extractor: SpacyExtr
     text = "Calloway Income Fund\n\nNotes: Rowan Ashdown met the trustees of Brackwater Mills"
     got = triples(run(extractor, text))
     assert not {t for t in got if t[1] == "notes"}
+
+
+# -- the attribute ruler's cached match step
+
+
+def test_the_cached_attribute_ruler_matches_what_spacys_does(extractor: SpacyExtractor) -> None:
+    from spacy.pipeline import AttributeRuler
+
+    from hybridkg.structural.extract.attributes import CACHED_ATTRIBUTE_RULER, CachedAttributeRuler
+
+    cached = extractor.nlp.get_pipe(CACHED_ATTRIBUTE_RULER)
+    ruler = extractor.nlp.get_pipe("attribute_ruler")
+    assert isinstance(cached, CachedAttributeRuler)
+    assert isinstance(ruler, AttributeRuler)
+    assert CACHED_ATTRIBUTE_RULER in extractor.nlp.pipe_names
+    assert "attribute_ruler" not in extractor.nlp.pipe_names
+    texts = [
+        "I ain't gonna lie: she gets the keys, he got the van, and we gotta leave by 9.",
+        "Their accountant, Ms. Vey, emailed us twice -- once on Monday and again yesterday!",
+        "Calloway Income Fund\n\nFund manager: Rowan Ashdown\n  Custodian:   Brackwater Mills",
+        "Contact | Role\nTamsin Vey | Head of Finance\n\nIts bonds weren't sold; they're held to maturity.",
+    ]
+    docs = list(extractor.nlp.pipe(texts))
+    matched = 0
+    for doc in docs:
+        expected = ruler.match(doc)
+        assert cached.match(doc) == expected
+        matched += len(expected)
+    assert matched > sum(len(d) for d in docs) // 2  # nearly every token gets its part of speech this way
+    she = next(t for t in docs[0] if t.lower_ == "she")
+    assert she.pos_ == "PRON"
+    assert "Fem" in she.morph.get("Gender")
