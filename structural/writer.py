@@ -7,17 +7,16 @@ Document ingestion and curated inserts both hand a :class:`WriteBatch` of record
    evidence gets no vector) and new chunk, and keeps only those whose hash (``vhash``) differs from the
    stored one;
 2. embeds the distinct texts of all recipes once, shortest first (less padding in each model batch), and
-   composes the vectors (an entity's mixes in its chunks' vectors: this batch's, or the chunk index's);
+   composes the vectors (a relation's is the sum of its names' and its phrase's);
 3. writes the graph (nodes, edges, mentions, then deletions);
 4. writes and saves the vector indexes.
 
 Embedding runs before the first write, so a failing embedder changes nothing. A crash between 3 and 4 leaves
-the graph ahead of the indexes; :meth:`GraphWriter.reconcile` (run when the store opens) re-embeds what the
-graph has and an index lacks (chunks first: entity vectors are made with theirs) and drops vectors whose
-element is gone. An element the index holds with a vector of its old text is caught by the journal: before
-the graph write the writer records the ids whose vectors it is about to change (``journal``, a small JSON
-file), and removes it once the indexes are saved; a journal found at open means those vectors are
-re-embedded from the graph.
+the graph ahead of the indexes; :meth:`GraphWriter.reconcile` (run when the store opens) rebuilds from the
+graph's records the vectors an index lacks and drops vectors whose element is gone. An element the index holds
+with a vector of its old text is caught by the journal: before the graph write the writer records the ids
+whose vectors it is about to change (``journal``, a small JSON file), and removes it once the indexes are
+saved; a journal found at open means those vectors are rebuilt from the graph.
 """
 
 from __future__ import annotations
@@ -25,7 +24,7 @@ from __future__ import annotations
 import json
 import logging
 import os
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -56,7 +55,6 @@ from hybridkg.structural.records import (
     node_row,
 )
 from hybridkg.structural.texts import (
-    CONTEXT_CHUNKS,
     VectorRecipe,
     content_hash,
     entity_recipe,
@@ -65,7 +63,7 @@ from hybridkg.structural.texts import (
 
 log = logging.getLogger(__name__)
 
-KINDS = ("chunks", "entities", "relations")  # in this order: an entity's vector mixes in its chunks'
+KINDS = ("entities", "relations", "chunks")
 _ALL_IDS = {
     "entities": f"MATCH (n:{ENTITY}) RETURN n.id AS id",
     "relations": f"MATCH ()-[r:{RELATED}]->() WHERE r.type <> '{CO_OCCURS}' RETURN r.id AS id",
@@ -178,20 +176,6 @@ class GraphWriter:
                 names[nid] = str(node.props.get("name") or nid)
         return names
 
-    def chunk_texts(self, ids: Iterable[str], known: Iterable[ChunkRecord] = ()) -> dict[str, str]:
-        """Chunk id -> text, from ``known`` records first, then the graph (ids it lacks are left out)."""
-        texts = {c.id: c.text for c in known}
-        missing = sorted(set(ids) - set(texts))
-        if missing:
-            for nid, node in self.graph.neighbourhood(CHUNK, missing, depth=0).nodes.items():
-                texts[nid] = str(node.props.get("text") or "")
-        return texts
-
-    def entity_recipes(self, entities: Sequence[EntityRecord], known: Iterable[ChunkRecord] = ()) -> list[VectorRecipe]:
-        context = {e.id: e.source_chunks[:CONTEXT_CHUNKS] for e in entities}
-        texts = self.chunk_texts({c for ids in context.values() for c in ids}, known)
-        return [entity_recipe(e.name, e.type, e.description, context[e.id], texts) for e in entities]
-
     @staticmethod
     def relation_recipe(rel: RelationRecord, names: dict[str, str]) -> VectorRecipe:
         return relation_recipe(names.get(rel.src, rel.src), rel.type, names.get(rel.dst, rel.dst), rel.keywords,
@@ -202,7 +186,8 @@ class GraphWriter:
         jobs: list[tuple[str, str, VectorRecipe]] = [
             ("chunks", c.id, VectorRecipe((c.text,))) for c in batch.chunks
         ]
-        for ent, recipe in zip(batch.entities, self.entity_recipes(batch.entities, batch.chunks), strict=True):
+        for ent in batch.entities:
+            recipe = entity_recipe(ent.name, ent.description)
             if ent.vhash != recipe.vhash:
                 ent.vhash = recipe.vhash
                 jobs.append(("entities", ent.id, recipe))
@@ -218,32 +203,16 @@ class GraphWriter:
                 rel.vhash = None
         return jobs
 
-    def vectors_of(
-        self, recipes: Sequence[VectorRecipe], fresh: Mapping[str, str] | None = None, *, progress: bool = False
-    ) -> tuple[Vector, int]:
-        """``(one unit row per recipe, distinct texts embedded)``. The chunks a recipe mixes in are this call's
-        (``fresh``: chunk id -> text, embedded here) or the chunk index's."""
-        fresh = fresh or {}
-        texts = sorted({t for r in recipes for t in r.texts} | set(fresh.values()))
+    def vectors_of(self, recipes: Sequence[VectorRecipe], *, progress: bool = False) -> tuple[Vector, int]:
+        """``(one unit row per recipe, distinct texts embedded)``: every distinct text once, in one call."""
+        texts = sorted({t for r in recipes for t in r.texts})
         matrix = _embed_texts(self.embedder, texts, progress=progress)
         row = {t: i for i, t in enumerate(texts)}
-        wanted = sorted({c for r in recipes for c in r.chunks})
-        chunks = {c: matrix[row[fresh[c]]] for c in wanted if c in fresh}
-        stored = [c for c in wanted if c not in fresh]
-        if stored:
-            found, rows = self.vectors.chunks.get(stored)
-            chunks.update(zip(found, rows, strict=True))
         out = np.empty((len(recipes), self.embedder.dim), dtype=np.float32)
         for i, recipe in enumerate(recipes):
-            if len(recipe.texts) == 1 and not recipe.chunks:
-                out[i] = matrix[row[recipe.texts[0]]]
-                continue
             v = matrix[[row[t] for t in recipe.texts]].sum(axis=0)
-            context = [chunks[c] for c in recipe.chunks if c in chunks]
-            if context and recipe.context:
-                v = v + recipe.context * np.mean(context, axis=0)
             norm = float(np.linalg.norm(v))
-            out[i] = v / norm if norm > 0 else v
+            out[i] = v / norm if norm > 0 and len(recipe.texts) > 1 else v
         return out, len(texts)
 
     # ------------------------------------------------------------------------------------------ write
@@ -251,8 +220,7 @@ class GraphWriter:
     def write(self, batch: WriteBatch, *, progress: bool = False) -> WriteResult:
         """Embed, then write the graph, then the vectors (see the module doc)."""
         jobs = self._jobs(batch)
-        fresh = {eid: r.texts[0] for kind, eid, r in jobs if kind == "chunks"}
-        matrix, texts = self.vectors_of([r for _, _, r in jobs], fresh, progress=progress)
+        matrix, texts = self.vectors_of([r for _, _, r in jobs], progress=progress)
         result = WriteResult(texts, len(jobs), embedded_ids={i for _, i, _ in jobs})
         upserts: dict[str, list[tuple[str, int]]] = {k: [] for k in KINDS}
         for row, (kind, eid, _) in enumerate(jobs):
@@ -371,7 +339,7 @@ class GraphWriter:
         return result
 
     def _recipes_of(self, kind: str, ids: list[str]) -> tuple[list[str], list[VectorRecipe]]:
-        """The graph's elements of ``ids`` and their recipes (entities after their chunks are in the index)."""
+        """The graph's elements of ``ids`` and their recipes."""
         if kind == "relations":
             rels = [from_props(RelationRecord, e.props, src=e.src, dst=e.dst) for e in self.graph.edges(RELATED, ids)]
             names = self.entity_names({x for r in rels for x in (r.src, r.dst)})
@@ -381,7 +349,7 @@ class GraphWriter:
         if kind == "chunks":
             return list(nodes), [VectorRecipe((str(n.props.get("text") or ""),)) for n in nodes.values()]
         ents = [from_props(EntityRecord, {**n.props, "id": nid}) for nid, n in nodes.items()]
-        return [e.id for e in ents], self.entity_recipes(ents)
+        return [e.id for e in ents], [entity_recipe(e.name, e.description) for e in ents]
 
     # ------------------------------------------------------------------------------------------ names
 

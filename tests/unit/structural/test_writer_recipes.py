@@ -1,5 +1,5 @@
-"""Vector recipes: what the writer embeds for each element, how it composes the vectors, and that rebuilding
-them from the graph (reconcile) gives the vectors the write stored.
+"""Vector recipes: what the writer embeds for each element, how it composes relation vectors, and that
+rebuilding them from the graph (reconcile) gives the vectors the write stored.
 
 Real stores (the in-memory graph or embedded FalkorDB, exact vector indexes) and the hashing embedder; the
 extractor is a fake behind the :class:`Extractor` protocol so that each case says what was extracted.
@@ -19,15 +19,7 @@ from hybridkg.structural.factory import open_structural_kb
 from hybridkg.structural.knowledge import StructuralKB
 from hybridkg.structural.records import RelationRecord
 from hybridkg.structural.settings import StructuralConfig
-from hybridkg.structural.texts import (
-    CHUNK_CONTEXT,
-    CONTEXT_CHUNKS,
-    ENTITY_HEAD_CHARS,
-    VECTOR_TEXT_CHARS,
-    entity_recipe,
-    relation_recipe,
-    unsaid,
-)
+from hybridkg.structural.texts import entity_recipe, entity_text, relation_recipe
 from hybridkg.structural.writer import KINDS, GraphWriter
 
 
@@ -101,34 +93,6 @@ def _stored(kb: StructuralKB) -> dict[str, dict[str, np.ndarray]]:
 # --------------------------------------------------------------------------------------------- texts
 
 
-def test_unsaid_keeps_only_the_sentences_the_chunks_do_not_hold() -> None:
-    chunk = "Orla Penn chairs the board of Wexford Mills.  Wexford Mills sells yarn in Galway."
-    said = "chair of Wexford Mills. ORLA PENN chairs the board of Wexford Mills!"
-    assert unsaid(said, [chunk]) == "chair of Wexford Mills."
-    assert unsaid("Wexford Mills sells yarn in Galway.", [chunk]) == ""
-    assert unsaid("A paraphrase: she leads it.", [chunk]) == "A paraphrase: she leads it."
-    assert unsaid("Wexford Mills sells yarn.", [chunk]) == "", "a run of the chunk's words is said by it"
-    assert unsaid("Wexford Mills sells wool.", [chunk]) == "Wexford Mills sells wool."
-
-
-def test_an_entity_recipe_is_its_name_type_and_facts_plus_its_first_chunks() -> None:
-    chunks = [f"c{i}" for i in range(CONTEXT_CHUNKS + 3)]
-    texts = {"c0": "Orla Penn chairs the board of Wexford Mills."}
-    recipe = entity_recipe("Orla Penn", "person", "chair of Wexford Mills. Orla Penn chairs the board of Wexford "
-                           "Mills.", chunks, texts)
-    assert recipe.texts == ("Orla Penn (person): chair of Wexford Mills.",)
-    assert recipe.chunks == tuple(chunks[:CONTEXT_CHUNKS])
-    assert recipe.context == CHUNK_CONTEXT
-    long = entity_recipe("Orla Penn", "person", "x " * 300, [], {})
-    assert long.chunks == ()
-    assert long.context == 0.0
-    assert len(long.texts[0]) == VECTOR_TEXT_CHARS, "no chunk to lend context: the description, less capped"
-    assert len(entity_recipe("Orla Penn", "person", "x " * 300, ["c0"], {}).texts[0]) == ENTITY_HEAD_CHARS
-    later = entity_recipe("Orla Penn", "person", "chair of Wexford Mills.", [*chunks, "c-new"], texts)
-    assert later.vhash == entity_recipe("Orla Penn", "person", "chair of Wexford Mills.", chunks, texts).vhash, (
-        "a chunk past the first ones leaves the vector as it is")
-
-
 def test_a_relation_recipe_embeds_its_names_and_phrase_apart_but_a_curated_one_whole() -> None:
     names = {"e:1": "Mira Holt", "e:2": "Kestrel Shipping"}
     rel = RelationRecord("r", "e:1", "e:2", "works_for", ["works for", "Kestrel", "chief pilot", "2019", "Holt"])
@@ -144,19 +108,19 @@ def test_a_relation_recipe_embeds_its_names_and_phrase_apart_but_a_curated_one_w
 # --------------------------------------------------------------------------------------------- vectors
 
 
-def test_vectors_are_composed_from_the_embedded_parts_and_the_chunks(kb: StructuralKB) -> None:
+def test_relation_vectors_are_composed_and_entity_and_chunk_vectors_are_their_text(kb: StructuralKB) -> None:
     kb.add_documents([("a", A)], domain="d")
     emb = kb.embedder
     assert isinstance(emb, Recording)
     texts = [t for call in emb.calls for t in call]
-    assert "Orla Penn (person): chair of Wexford Mills." in texts
-    assert not any("chairs the board" in t for t in texts if t != A), "the chunk's sentences are not re-embedded"
+    assert not any(t.startswith("Orla Penn chairs") for t in texts if t != A), "no sentence-long relation text"
     stored = _stored(kb)
     [chunk] = stored["chunks"].values()
     assert np.allclose(chunk, emb.inner.embed([A])[0], atol=1e-6)
     orla = next(v for i, v in stored["entities"].items() if i.endswith("orla penn"))
-    head = emb.inner.embed(["Orla Penn (person): chair of Wexford Mills."])[0]
-    assert np.allclose(orla, _unit(head + CHUNK_CONTEXT * chunk), atol=1e-5)
+    want = emb.inner.embed([entity_text("Orla Penn", TABLE[A].entities[0].description)])[0]
+    assert np.allclose(orla, want, atol=1e-6)
+    assert entity_recipe("Orla Penn", "x").vhash == entity_recipe("Orla Penn", "x").vhash
     [rel] = stored["relations"].values()
     parts = emb.inner.embed(["Orla Penn", "Wexford Mills", "chairs. board"])
     assert np.allclose(rel, _unit(parts.sum(axis=0)), atol=1e-5)
@@ -173,21 +137,6 @@ def test_a_phrase_and_a_name_shared_by_relations_are_embedded_once(kb: Structura
     assert len(kb.vectors.relations) == 3
 
 
-def test_an_entity_gaining_a_chunk_is_recomposed_with_the_stored_chunk_vector(kb: StructuralKB) -> None:
-    kb.add_documents([("a", A)], domain="d")
-    first = _stored(kb)
-    kb.add_documents([("b", B)], domain="d")
-    emb = kb.embedder
-    assert isinstance(emb, Recording)
-    assert A not in emb.calls[-1], "the stored chunk is not embedded again"
-    after = _stored(kb)
-    wexford = next(i for i in after["entities"] if i.endswith("wexford mills"))
-    assert not np.allclose(after["entities"][wexford], first["entities"][wexford])
-    chunks = list(after["chunks"].values())
-    head = emb.inner.embed(["Wexford Mills (organization)"])[0]
-    assert np.allclose(after["entities"][wexford], _unit(head + CHUNK_CONTEXT * np.mean(chunks, axis=0)), atol=1e-5)
-
-
 def test_rebuilding_from_the_graph_gives_the_vectors_the_write_stored(kb: StructuralKB) -> None:
     kb.add_documents([("a", A)], domain="d")
     kb.add_documents([("b", B)], domain="d")
@@ -200,12 +149,12 @@ def test_rebuilding_from_the_graph_gives_the_vectors_the_write_stored(kb: Struct
             assert np.allclose(row, stored[kind][eid], atol=1e-5), (kind, eid)
 
 
-def test_reconcile_rebuilds_lost_vectors_chunks_first(tmp_path: Path) -> None:
+def test_reconcile_rebuilds_lost_vectors_equal_to_the_written_ones(tmp_path: Path) -> None:
     path = tmp_path / "s"
     with _kb(path, "falkordb") as kb:
         kb.add_documents([("a", A), ("b", B)], domain="d")
         stored = _stored(kb)
-        for kind in KINDS:  # lose every vector, chunks included: entities need theirs to be rebuilt
+        for kind in KINDS:  # lose every vector
             kb.vectors.of(kind).remove(sorted(stored[kind]))
         kb.vectors.save()
     with _kb(path, "falkordb") as kb:
