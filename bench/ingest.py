@@ -24,8 +24,10 @@ Measured on the 2-core VM while other work ran on it (load average 2-4; numbers 
 | + keywords already in the text dropped, token-budget batches (load 3.4-4.6) | offline | 2.07-2.25 | 1.62 | 17.2 |
 | same, `--embed-batch 64 --embed-tokens 1000000000` (old batching, load 4.5) | offline | 2.09 | - | 17.2 |
 | before vector recipes (A/B interleaved, load 5.4-6.1) | offline | 2.62, 2.08 | - | 17.2 (462 tokens) |
-| vector recipes (`structural/texts.py`; load 5.1-5.9) | offline | 3.05, 2.97 | - | 10.6 (211 tokens) |
+| entity + relation recipes (e915062, dropped; load 5.1-5.9) | offline | 3.05, 2.97 | - | 10.6 (211 tokens) |
 | same, `--torch-threads 1` vs 2, interleaved (load 4.7-5.1) | offline | 2.89, 3.34 vs 2.69, 3.42 | - | 10.6 |
+| before, A/B again (load 3.0-3.7) | offline | 2.59, 2.86 | - | 17.2 (462 tokens) |
+| relations composed, kept (0ec3703; load 3.6-4.4) | offline | 3.43, 2.94 | - | 10.6 (376 tokens) |
 
 With spaCy, at load ~2: extraction 3.9 s, embedding 18.7 s (1,767 texts, ~50k tokens), graph write 0.5 s for
 the 100 notes: the embedder sets the pace (batch size 64 on two threads is slow for short texts when the cores
@@ -35,11 +37,11 @@ budget per pass 1.50; end to end on 100 notes the two were within noise of each 
 ~4.4). The target of 10 docs/s is not met; bench/RESULTS.md says why (the model is compute-bound at ~500
 WordPiece tokens a note) and what would reach it.
 
-Vector recipes (an entity: ``name (type): facts`` plus its chunks' mean vector; a relation: its names and its
-phrase embedded apart and summed) cut the model's work to ~211 tokens a note (124 of them the chunk itself);
-the embedding went from 34-40 s to ~25.5 s per 100 notes at load 5-6 (the machine, shared by four engineers,
-gave the model ~850 tokens/s instead of ~6,000 when quiet). ``wordpiece_tokens_per_doc`` in the output
-counts the distinct texts asked of the embedder, truncated as the model truncates.
+Relation vectors composed from their names and phrase (``structural/texts.py``) cut the model's work from 462
+to ~376 tokens a note. Entity recipes that reached 211 tokens (``name (type)`` + facts + the chunks' mean
+vector; embedding 34-40 s -> ~25.5 s per 100 notes at load 5-6) lost held-out questions and were dropped
+(bench/RESULTS.md). ``wordpiece_tokens_per_doc`` in the output counts the distinct texts asked of the
+embedder, truncated as the model truncates.
 """
 
 from __future__ import annotations
