@@ -28,17 +28,28 @@ def open_knowledge_base(settings: Settings) -> KnowledgeBase:
     )
 
 
+# Individuals only: classes, properties and the ontology have labels too, but a class label is a type (the
+# extractor gets those from ENTITY_TYPES) and a property label ("about", "works for") names no entity. Preferred
+# labels come before alt labels (the first label of a KnownEntity names the entity), in a fixed order.
 KNOWN_ENTITIES = """
+PREFIX rdf: <http://www.w3.org/1999/02/22-rdf-syntax-ns#>
 PREFIX rdfs: <http://www.w3.org/2000/01/rdf-schema#>
 PREFIX skos: <http://www.w3.org/2004/02/skos/core#>
 PREFIX owl: <http://www.w3.org/2002/07/owl#>
-SELECT ?iri ?label (SAMPLE(?cls) AS ?type) WHERE {
+SELECT ?iri ?label (SAMPLE(?cls) AS ?type) (MIN(?rank) AS ?r) WHERE {
   VALUES ?g { %(graphs)s }
-  GRAPH ?g { ?iri rdfs:label|skos:prefLabel|skos:altLabel ?label }
+  VALUES (?lp ?rank) { (rdfs:label 0) (skos:prefLabel 0) (skos:altLabel 1) }
+  GRAPH ?g { ?iri ?lp ?label }
   FILTER(isIRI(?iri))
+  FILTER NOT EXISTS {
+    GRAPH ?g3 { ?iri a ?meta }
+    FILTER(?meta IN (owl:Class, rdfs:Class, owl:Ontology, rdf:Property, owl:ObjectProperty, owl:DatatypeProperty,
+                     owl:AnnotationProperty, owl:TransitiveProperty, owl:SymmetricProperty, owl:FunctionalProperty,
+                     owl:InverseFunctionalProperty))
+  }
   OPTIONAL { GRAPH ?g2 { ?iri a ?cls } FILTER(isIRI(?cls) && ?cls != owl:NamedIndividual && ?cls != owl:Thing
              && ?cls != owl:Class && ?cls != owl:ObjectProperty && ?cls != owl:DatatypeProperty) }
-} GROUP BY ?iri ?label
+} GROUP BY ?iri ?label ORDER BY ?iri ?r ?label
 """
 
 ENTITY_TYPES = """
@@ -61,7 +72,7 @@ def domain_vocabulary(kb: KnowledgeBase, domain: str) -> tuple[list[KnownEntity]
     graphs = " ".join(str(g) for g in (*(NamedNode(x) for x in dom.graphs), INFERRED_GRAPH))
     result = kb.query(KNOWN_ENTITIES % {"graphs": graphs})
     rows = []
-    for iri, label, cls in result.rows:
+    for iri, label, cls, _rank in result.rows:
         if not isinstance(iri, NamedNode) or not isinstance(label, Literal):
             continue
         kind = _local_name(cls.value) if isinstance(cls, NamedNode) else "concept"

@@ -14,7 +14,8 @@ question-answering reader has always used (passage retrieval for factoid QA, e.g
   sentence before it in the same chunk (:data:`PREVIOUS`: a pronoun's likely antecedent), elsewhere in the
   chunk (:data:`SAME_CHUNK`), not at all (0); averaged over the linked entities (1 when none is linked).
 
-``score(s) = presence(s) * (BASE + (1 - BASE) * lex(s))``, and a named entity's reading score is the best
+``score(s) = presence(s) * lex(s)`` (a sentence sharing no term with the question says nothing about it: every
+entity near the subject would otherwise gain a rank in the fusion), and a named entity's reading score is the best
 score of a sentence that names it (the question's own entities excluded). Names are found by their name and
 aliases, case-insensitively on word boundaries, with any run of whitespace between their words (hard-wrapped
 text). The engine fuses this order with the graph's by reciprocal rank (:func:`rrf`), so neither scale has to
@@ -36,7 +37,6 @@ from hybridkg.structural.retrieval.results import LinkedEntity
 STEM_CHARS = 5
 PREVIOUS = 0.8
 SAME_CHUNK = 0.5
-BASE = 0.2
 RRF_K = 60.0
 MIN_NAME_CHARS = 2
 WRAP_MIN_CHARS = 40
@@ -171,7 +171,9 @@ def read(
             if mark <= 0.0:
                 continue
             lex = sum(idf[t] for t in terms if t in s.stems) / total_idf if total_idf > 0 else 0.0
-            value = mark * (BASE + (1.0 - BASE) * lex)
+            value = mark * lex
+            if value <= 0.0:
+                continue
             for i in candidates:
                 if value <= scores.get(i, 0.0):
                     continue

@@ -31,6 +31,17 @@ def test_domain_vocabulary_reads_labels_alt_labels_and_classes(tmp_path: Path) -
     assert hsi.type != "concept"
     assert by_iri[hsi.iri] is hsi
     assert types
+    # classes and properties are types and predicates, not entity names
+    labels = {label.casefold() for k in known for label in k.labels}
+    class_labels = {t.casefold() for t in types}
+    assert not labels & class_labels, labels & class_labels
+    rows = kb.query(
+        "PREFIX owl: <http://www.w3.org/2002/07/owl#> SELECT ?p WHERE { GRAPH ?g { ?p a ?t } "
+        "FILTER(?t IN (owl:ObjectProperty, owl:DatatypeProperty)) }"
+    ).rows
+    properties = {str(r[0].value) for r in rows}
+    assert properties, "the crm ontology declares properties"
+    assert not properties & {k.iri for k in known}
 
 
 def test_documents_link_known_entities_through_the_semantic_layer(tmp_path: Path) -> None:
