@@ -18,8 +18,9 @@ Short forms: writers shorten a proper name to its leading words once it is intro
 A name of two or more words, each capitalised (a proper name: "Head of IT" and "Piet van Aalst" have none), is
 also matched by its leading alphabetic words (all but the last), when the first is not a stop word and has at
 least :data:`SHORT_MIN_CHARS` letters. A full
-name in the query wins over a short form inside it (leftmost-longest); a short form several entities share
-links all of them.
+name in the query wins over a short form inside it (leftmost-longest); a short form that up to
+:data:`SHORT_MAX_SHARED` entities share links all of them (often one entity extracted twice), one that more
+share links none: it names a family of entities ("North ..."), and linking them all would flood the seeds.
 
 Typos: a query word that no entity name contains is corrected to a word of a name in the domain when
 
@@ -57,6 +58,7 @@ from hybridkg.structural.retrieval.results import LinkedEntity
 
 FUZZY_MIN_CHARS = 5
 SHORT_MIN_CHARS = 3
+SHORT_MAX_SHARED = 3
 NAMES_QUERY = (
     "MATCH (e:Entity) RETURN e.id AS id, e.name AS name, e.aliases AS aliases, e.domain AS domain, "
     "e.named AS named"
@@ -174,16 +176,18 @@ class EntityLinker:
         """A mention that is a short form of several entities' names links all of them."""
         out: dict[str, LinkedEntity] = {}
         for e in linked:
-            out.setdefault(e.id, e)
             target = self._targets.get(e.id)
             key = _fold(e.mention)
             if target is None or key in target.full:
+                out.setdefault(e.id, e)
                 continue
-            for domain in domains:
-                for other in sorted(self._shorts.get(domain, {}).get(key, ())):
-                    if other not in out:
-                        names = self._targets[other].labels
-                        out[other] = LinkedEntity(other, names[0], e.mention, e.start, e.end, e.fuzzy)
+            shared = sorted({i for d in domains for i in self._shorts.get(d, {}).get(key, ())} | {e.id})
+            if len(shared) > SHORT_MAX_SHARED:
+                continue  # a family of names ("North ..."), not one entity
+            for other in shared:
+                if other not in out:
+                    names = self._targets[other].labels
+                    out[other] = LinkedEntity(other, names[0], e.mention, e.start, e.end, e.fuzzy)
         return list(out.values())
 
     # ------------------------------------------------------------------------------------------ internals

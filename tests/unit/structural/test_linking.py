@@ -268,3 +268,13 @@ def test_a_short_form_links_unless_the_full_name_is_there(graph: InMemoryGraphSt
         "ent:crm:halden foods",
         "ent:crm:halden food",
     }
+
+
+def test_a_short_form_many_entities_share_links_none() -> None:
+    g = InMemoryGraphStore()
+    rows = [{"id": f"ent:crm:north {i}", "name": f"North {w}"} for i, w in enumerate(["Star", "Sea", "Gate", "Pier"])]
+    add_entities(g, [*rows, {"id": "ent:crm:nordvik", "name": "Nordvik Turbines"}], domain="crm")
+    linker = EntityLinker(g, max_edits=0)
+    assert linked(linker, "who runs North?") == []  # four entities: a family of names
+    assert linked(linker, "who runs North Sea?") == [("ent:crm:north 1", "North Sea", False)]
+    assert linked(linker, "who runs Nordvik?") == [("ent:crm:nordvik", "Nordvik", False)]
