@@ -29,7 +29,12 @@ from bench.fuzzy_eval import (
 )
 
 HOLDOUT = DATA.parent / "fuzzy_holdout"
-SETS = [pytest.param(DATA, id="fuzzy_eval"), pytest.param(HOLDOUT, id="fuzzy_holdout")]
+HOLDOUT2 = DATA.parent / "fuzzy_holdout2"
+SETS = [
+    pytest.param(DATA, id="fuzzy_eval"),
+    pytest.param(HOLDOUT, id="fuzzy_holdout"),
+    pytest.param(HOLDOUT2, id="fuzzy_holdout2"),
+]
 
 
 class _Text(HTMLParser):
@@ -155,7 +160,7 @@ def test_relations_are_judged_by_pair_and_untyped_ones_are_left_out() -> None:
 
 
 def test_the_sets_live_beside_the_bench() -> None:
-    for data in (DATA, HOLDOUT):
+    for data in (DATA, HOLDOUT, HOLDOUT2):
         assert (data / "questions.json").is_file()
         assert (data / "relations_gold.json").is_file()
         assert (data / "README.md").is_file() or data == DATA
