@@ -78,7 +78,8 @@ def fold(text: str) -> tuple[str, list[int]]:
     return "".join(out), pos
 
 
-def _fold_label(label: str) -> str:
+def fold_label(label: str) -> str:
+    """The key a label is matched by: folded as the text is (:func:`fold`), whitespace runs as one space."""
     return " ".join(fold(label)[0].split())
 
 
@@ -139,7 +140,7 @@ class Gazetteer:
             for entity in known:
                 ident = _identity(entity)
                 for rank, raw in enumerate(entity.labels):
-                    label, key = raw.strip(), _fold_label(raw)
+                    label, key = raw.strip(), fold_label(raw)
                     if len(key) < MIN_LABEL_CHARS:
                         continue
                     exact = _is_acronym(label)
@@ -160,7 +161,7 @@ class Gazetteer:
         with self._lock:
             for entity in entities:
                 ident = _identity(entity)
-                keys = {k for raw in entity.labels for k in (_fold_label(raw),) if k}
+                keys = {k for raw in entity.labels for k in (fold_label(raw),) if k}
                 keys.update(p for k in list(keys) for p in _plurals(k))
                 for key in keys:
                     bucket = self._ranked.get(key)

@@ -85,6 +85,11 @@ def keywords_of(value: Any) -> tuple[str, ...]:
     return ()
 
 
+def strings_of(value: Any) -> list[str]:
+    """The strings of a list property (ids, chunk ids); nothing for a missing or scalar value."""
+    return [v for v in value if isinstance(v, str)] if isinstance(value, list | tuple) else []
+
+
 def name_of(node: Node | None, fallback: str) -> str:
     if node is None:
         return fallback

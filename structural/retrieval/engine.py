@@ -43,6 +43,7 @@ from hybridkg.structural.retrieval.compress import (
     keep_top,
     keywords_of,
     name_of,
+    strings_of,
     whitespace_tokens,
 )
 from hybridkg.structural.retrieval.ego import AdjacencyMemo, GraphCache, build_egos, shared_adjacency
@@ -87,10 +88,6 @@ def _alpha_weight(value: float | None) -> float | None:
     if isinstance(value, bool) or not isinstance(value, numbers.Real) or not 0.0 <= float(value) <= 1.0:
         raise InvalidInput(f"alpha_weight must be a number from 0 to 1, got {value!r}")
     return float(value)
-
-
-def _strings(value: Any) -> list[str]:
-    return [v for v in value if isinstance(v, str)] if isinstance(value, list | tuple) else []
 
 
 class Retriever:
@@ -253,10 +250,11 @@ class Retriever:
         top = [order_ids[p] for p in answers]
         extra = [i for i in top if i not in position]
         extra_alpha = entity_alpha(self._entities, q, extra) if extra else {}
+        # an item only the reader found has no graph evidence (score and beta 0) and its own cosine as alpha
         result.items = [
-            _entity(cache.nodes[i], evidence, position[i])
-            if i in position
-            else _read_entity(cache.nodes[i], extra_alpha.get(i, 0.0))
+            _entity(cache.nodes[i], evidence.score[p], evidence.alpha[p], evidence.beta[p])
+            if (p := position.get(i)) is not None
+            else _entity(cache.nodes[i], 0.0, extra_alpha.get(i, 0.0), 0.0)
             for i in top
         ]
         result.relations = [_relation(evidence, cache, p) for p in pool_relations[:k_out]]
@@ -272,9 +270,9 @@ class Retriever:
         for p in pool_relations:
             mean = (centrality[src[p]] + centrality[dst[p]]) / 2.0
             candidates.append(make.relation(edges[p], cache.nodes, mean))
-        cited = {i: set(_strings(cache.nodes[i].props.get("source_chunks"))) for i in first_top}
+        cited = {i: set(strings_of(cache.nodes[i].props.get("source_chunks"))) for i in first_top}
         for node in chunk_nodes:
-            mentions = set(_strings(node.props.get("entity_ids")))
+            mentions = set(strings_of(node.props.get("entity_ids")))
             share = (
                 sum(1 for i in first_top if node.id in cited[i] or i in mentions) / len(first_top) if first_top else 0.0
             )
@@ -302,18 +300,13 @@ class Retriever:
         cache.hydrate([e.id for e in linked], {})
         wanted = [
             c
-            for c in dict.fromkeys(c for e in linked for c in _strings(cache.nodes[e.id].props.get("source_chunks")))
+            for c in dict.fromkeys(c for e in linked for c in strings_of(cache.nodes[e.id].props.get("source_chunks")))
             if c not in have
         ]
         if len(wanted) > pool:
             near = entity_alpha(self._chunks, q, wanted)
             wanted = sorted(wanted, key=lambda c: -near.get(c, 0.0))[:pool]
-        if not wanted:
-            return []
-        fetched = self._graph.neighbourhood(CHUNK, wanted, depth=0).nodes
-        return [
-            n for c in wanted if (n := fetched.get(c)) is not None and n.label == CHUNK and cache.in_domain(n.props)
-        ]
+        return self._fetch_chunks(cache, wanted)
 
     def _read(
         self, query: str, linked: Sequence[LinkedEntity], chunks: Sequence[Node], cache: GraphCache, wanted: str | None
@@ -321,7 +314,7 @@ class Retriever:
         """Reading scores (:mod:`.reader`) of the named entities the chunks mention, times the answer-type
         factor when the question has an expected type."""
         mentioned = list(
-            dict.fromkeys([e.id for e in linked] + [i for n in chunks for i in _strings(n.props.get("entity_ids"))])
+            dict.fromkeys([e.id for e in linked] + [i for n in chunks for i in strings_of(n.props.get("entity_ids"))])
         )
         if not mentioned:
             return {}
@@ -341,41 +334,30 @@ class Retriever:
         their cosine."""
         counts: dict[str, int] = {}
         for i in top:
-            for chunk_id in dict.fromkeys(_strings(cache.nodes[i].props.get("source_chunks"))):
+            for chunk_id in dict.fromkeys(strings_of(cache.nodes[i].props.get("source_chunks"))):
                 counts[chunk_id] = counts.get(chunk_id, 0) + 1
         prior = {node.id: score for node, score in naive}
         wanted = [c for c in sorted(counts, key=lambda c: -counts[c])[:pool] if c not in prior]
-        fetched = self._graph.neighbourhood(CHUNK, wanted, depth=0).nodes if wanted else {}
-        nodes = [
-            n for c in wanted if (n := fetched.get(c)) is not None and n.label == CHUNK and cache.in_domain(n.props)
-        ]
-        return nodes + [node for node, _ in naive], prior
+        return self._fetch_chunks(cache, wanted) + [node for node, _ in naive], prior
+
+    def _fetch_chunks(self, cache: GraphCache, ids: Sequence[str]) -> list[Node]:
+        """The chunk nodes of ``ids`` the graph holds in the query's domain, in the order of ``ids`` (one call)."""
+        if not ids:
+            return []
+        fetched = self._graph.neighbourhood(CHUNK, ids, depth=0).nodes
+        return [n for c in ids if (n := fetched.get(c)) is not None and n.label == CHUNK and cache.in_domain(n.props)]
 
 
-def _entity(node: Node, evidence: Evidence, p: int) -> ScoredEntity:
+def _entity(node: Node, score: float, alpha: float, beta: float) -> ScoredEntity:
     props = node.props
     return ScoredEntity(
         id=node.id,
         name=name_of(node, node.id),
         type=str(props.get("type") or ""),
         description=str(props.get("description") or ""),
-        score=float(evidence.score[p]),
-        alpha=float(evidence.alpha[p]),
-        beta=float(evidence.beta[p]),
-    )
-
-
-def _read_entity(node: Node, alpha: float) -> ScoredEntity:
-    """An item only the reader found: no graph evidence score (0), its cosine to the query as alpha."""
-    props = node.props
-    return ScoredEntity(
-        id=node.id,
-        name=name_of(node, node.id),
-        type=str(props.get("type") or ""),
-        description=str(props.get("description") or ""),
-        score=0.0,
+        score=float(score),
         alpha=float(alpha),
-        beta=0.0,
+        beta=float(beta),
     )
 
 

@@ -52,7 +52,7 @@ from rapidfuzz.distance import OSA
 from hybridkg.errors import Unsupported
 from hybridkg.structural.base import ENTITY, GraphStore, KnownEntity, SharedRecords
 from hybridkg.structural.extract.lexicon import STOPWORDS
-from hybridkg.structural.extract.matcher import Gazetteer, Mention
+from hybridkg.structural.extract.matcher import Gazetteer, Mention, fold_label
 from hybridkg.structural.resolution import normalise_name
 from hybridkg.structural.retrieval.results import LinkedEntity
 
@@ -177,7 +177,7 @@ class EntityLinker:
         out: dict[str, LinkedEntity] = {}
         for e in linked:
             target = self._targets.get(e.id)
-            key = _fold(e.mention)
+            key = fold_label(e.mention)
             if target is None or key in target.full:
                 out.setdefault(e.id, e)
                 continue
@@ -275,14 +275,14 @@ class EntityLinker:
         aliases = props.get("aliases")
         names = [name, *(a for a in aliases if isinstance(a, str))] if isinstance(aliases, list | tuple) else [name]
         full = tuple(dict.fromkeys(v for n in names for v in name_variants(n)))
-        full_keys = frozenset(_fold(v) for v in full)
-        shorts = [f for n in names for f in short_forms(n) if _fold(f) not in full_keys]
+        full_keys = frozenset(fold_label(v) for v in full)
+        shorts = [f for n in names for f in short_forms(n) if fold_label(f) not in full_keys]
         labels = tuple(dict.fromkeys([*full, *shorts]))
         target = _Target(None, labels, str(props.get("type") or "concept"), "", eid, domain, full_keys)
         self._targets[eid] = target
         by_short = self._shorts.setdefault(domain, {})
         for f in shorts:
-            by_short.setdefault(_fold(f), set()).add(eid)
+            by_short.setdefault(fold_label(f), set()).add(eid)
         gazetteer = self._gazetteers.get(domain)
         if gazetteer is None:
             gazetteer = self._gazetteers[domain] = Gazetteer()
@@ -299,7 +299,7 @@ class EntityLinker:
         self._gazetteers[target.domain].remove([target])
         by_short = self._shorts.get(target.domain, {})
         for label in target.labels:
-            key = _fold(label)
+            key = fold_label(label)
             ids = by_short.get(key)
             if ids is not None:
                 ids.discard(eid)
@@ -313,10 +313,6 @@ class EntityLinker:
                 bucket[word] = left
             else:
                 bucket.pop(word, None)
-
-
-def _fold(text: str) -> str:
-    return " ".join(text.casefold().split())
 
 
 def _name_words(labels: Iterable[str]) -> set[str]:

@@ -31,7 +31,8 @@ from dataclasses import dataclass
 
 from hybridkg.structural.base import Node
 from hybridkg.structural.extract.lexicon import STOPWORDS
-from hybridkg.structural.extract.sentences import sentence_spans
+from hybridkg.structural.extract.sentences import WRAP_MIN_CHARS, sentence_spans
+from hybridkg.structural.retrieval.compress import strings_of
 from hybridkg.structural.retrieval.results import LinkedEntity
 
 STEM_CHARS = 5
@@ -39,7 +40,6 @@ PREVIOUS = 0.8
 SAME_CHUNK = 0.5
 RRF_K = 60.0
 MIN_NAME_CHARS = 2
-WRAP_MIN_CHARS = 40
 _WORD = re.compile(r"[^\W_]+")
 _ITEM_START = re.compile(r"[ \t]*(?:[-*•|#>]|\d+[.)])")
 
@@ -163,7 +163,7 @@ def read(
     scores: dict[str, float] = {}
     patterns: dict[str, re.Pattern[str] | None] = {}
     for row, marks, node in zip(rows, presence, chunks, strict=True):
-        mentioned = [i for i in _strings(node.props.get("entity_ids")) if i in entities and i not in linked_ids]
+        mentioned = [i for i in strings_of(node.props.get("entity_ids")) if i in entities and i not in linked_ids]
         candidates = [i for i in mentioned if entities[i].props.get("named", True) is not False]
         if not candidates:
             continue
@@ -183,10 +183,6 @@ def read(
                 if p is not None and p.search(s.text) is not None:
                     scores[i] = value
     return scores
-
-
-def _strings(value: object) -> list[str]:
-    return [v for v in value if isinstance(v, str)] if isinstance(value, list | tuple) else []
 
 
 def rrf(orders: Iterable[Sequence[str]], k: float = RRF_K) -> dict[str, float]:
