@@ -11,7 +11,8 @@ from typing import Any
 
 import numpy as np
 
-from hybridkg.structural.base import CHUNK, ENTITY, RELATED, EdgeRow, Vector
+from hybridkg.structural.base import CHUNK, ENTITY, RELATED, EdgeRow, Extraction, KnownEntity, Vector
+from hybridkg.structural.embedding.hashing import HashEmbedder
 from hybridkg.structural.graphstore.memory import InMemoryGraphStore
 from hybridkg.structural.vectors.exact import ExactIndex
 
@@ -76,3 +77,41 @@ def add_relations(
 
 def add_chunks(graph: InMemoryGraphStore, rows: Iterable[Mapping[str, Any]], domain: str = "main") -> None:
     graph.upsert_nodes(CHUNK, [{"domain": domain, **row} for row in rows])
+
+
+class RecordingEmbedder:
+    """An embedder (feature hashing, 64 dimensions) that records every text it is asked for."""
+
+    def __init__(self) -> None:
+        self.inner = HashEmbedder(64)
+        self.calls: list[list[str]] = []
+
+    @property
+    def dim(self) -> int:
+        return self.inner.dim
+
+    def embed(self, texts: Sequence[str]) -> Vector:
+        self.calls.append(list(texts))
+        return self.inner.embed(texts)
+
+    def texts(self) -> list[str]:
+        return [t for call in self.calls for t in call]
+
+
+class ScriptedExtractor:
+    """Extracts what a table says for a text (an Extractor, BatchExtractor and NameLearner)."""
+
+    def __init__(self, table: Mapping[str, Extraction]) -> None:
+        self.table = table
+        self.learned: list[KnownEntity] = []
+        self.batches = 0
+
+    def extract(self, text: str, *, entity_types: Sequence[str] = ()) -> Extraction:
+        return self.table.get(text.strip(), Extraction())
+
+    def extract_batch(self, texts: Sequence[str], *, entity_types: Sequence[str] = ()) -> list[Extraction]:
+        self.batches += 1
+        return [self.extract(t) for t in texts]
+
+    def learn(self, entities: Sequence[KnownEntity]) -> None:
+        self.learned.extend(entities)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import pytest
 from spacy.tokens import Doc
+from support.extraction import names, triples
 
 from hybridkg.structural.base import Extraction, KnownEntity
 from hybridkg.structural.extract.layout import Kind, analyse
@@ -33,14 +34,6 @@ def extractor() -> SpacyExtractor:
 
 def run(extractor: SpacyExtractor, text: str) -> Extraction:
     return extractor.extract(text, entity_types=TYPES)
-
-
-def names(found: Extraction) -> set[str]:
-    return {e.name for e in found.entities if e.named}
-
-
-def triples(found: Extraction) -> set[tuple[str, str, str]]:
-    return {(r.src, r.type, r.dst) for r in found.relations}
 
 
 # -- layout

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import pytest
+from support.extraction import triples
 
 from hybridkg.structural.base import Extraction, KnownEntity
 from hybridkg.structural.extract.nlp import SpacyExtractor
@@ -34,10 +35,6 @@ def extractor() -> SpacyExtractor:
 
 def run(extractor: SpacyExtractor, text: str, types: Sequence[str] = TYPES) -> Extraction:
     return extractor.extract(text, entity_types=types)
-
-
-def triples(found: Extraction) -> set[tuple[str, str, str]]:
-    return {(r.src, r.type, r.dst) for r in found.relations}
 
 
 # -- class labels are types

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import pytest
+from support.extraction import names, triples
 
 from hybridkg.structural.base import (
     BatchExtractor,
@@ -47,10 +48,6 @@ def run(extractor: SpacyExtractor, text: str, types: Sequence[str] = TYPES) -> E
     return extractor.extract(text, entity_types=types)
 
 
-def triples(found: Extraction) -> set[tuple[str, str, str]]:
-    return {(r.src, r.type, r.dst) for r in found.relations}
-
-
 def relation(found: Extraction, src: str, rel_type: str, dst: str) -> ExtractedRelation:
     hits = [r for r in found.relations if (r.src, r.type, r.dst) == (src, rel_type, dst)]
     assert hits, f"no {src} -[{rel_type}]-> {dst} in {sorted(triples(found))}"
@@ -61,10 +58,6 @@ def entity(found: Extraction, name: str) -> ExtractedEntity:
     hits = [e for e in found.entities if e.name == name]
     assert hits, f"no entity {name!r} in {[e.name for e in found.entities]}"
     return hits[0]
-
-
-def names(found: Extraction, *, named: bool = True) -> set[str]:
-    return {e.name for e in found.entities if e.named is named}
 
 
 def test_implements_the_extractor_protocols(extractor: SpacyExtractor) -> None:

@@ -10,6 +10,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
 import pytest
+from support.structural_fakes import RecordingEmbedder, ScriptedExtractor
 
 from hybridkg.structural.base import (
     ENTITY,
@@ -17,52 +18,11 @@ from hybridkg.structural.base import (
     ExtractedEntity,
     ExtractedRelation,
     Extraction,
-    KnownEntity,
-    Vector,
 )
-from hybridkg.structural.embedding.hashing import HashEmbedder
 from hybridkg.structural.factory import open_structural_kb
 from hybridkg.structural.knowledge import EntitySpec, RelationSpec, StructuralKB
 from hybridkg.structural.records import EntityRecord, RelationRecord, from_props, to_props
 from hybridkg.structural.settings import StructuralConfig
-
-
-class Recording:
-    """An embedder that records every text it is asked for."""
-
-    def __init__(self) -> None:
-        self.inner = HashEmbedder(64)
-        self.calls: list[list[str]] = []
-
-    @property
-    def dim(self) -> int:
-        return self.inner.dim
-
-    def embed(self, texts: Sequence[str]) -> Vector:
-        self.calls.append(list(texts))
-        return self.inner.embed(texts)
-
-    def texts(self) -> list[str]:
-        return [t for call in self.calls for t in call]
-
-
-class Scripted:
-    """Extracts what a table says for a text (an Extractor, BatchExtractor and NameLearner)."""
-
-    def __init__(self, table: Mapping[str, Extraction]) -> None:
-        self.table = table
-        self.learned: list[KnownEntity] = []
-        self.batches = 0
-
-    def extract(self, text: str, *, entity_types: Sequence[str] = ()) -> Extraction:
-        return self.table.get(text.strip(), Extraction())
-
-    def extract_batch(self, texts: Sequence[str], *, entity_types: Sequence[str] = ()) -> list[Extraction]:
-        self.batches += 1
-        return [self.extract(t) for t in texts]
-
-    def learn(self, entities: Sequence[KnownEntity]) -> None:
-        self.learned.extend(entities)
 
 
 def E(name: str, *, named: bool = True, aliases: tuple[str, ...] = ()) -> ExtractedEntity:  # noqa: N802
@@ -99,9 +59,9 @@ class Names:
 def kb(tmp_path: Path) -> Iterator[StructuralKB]:
     config = StructuralConfig.model_validate({"graph": {"backend": "memory"}, "vectors": {"backend": "exact"},
                                               "extractor": {"kind": "rules"}})
-    emb = Recording()
+    emb = RecordingEmbedder()
     skb = open_structural_kb(config, tmp_path / "s", embedder=emb)
-    skb.extractor = Scripted(TABLE)
+    skb.extractor = ScriptedExtractor(TABLE)
     skb.retriever.names_changed = Names()  # type: ignore[method-assign,attr-defined]
     try:
         yield skb
@@ -152,7 +112,7 @@ def test_records_read_stores_written_before_they_existed() -> None:
 
 def test_one_call_embeds_each_distinct_text_once_shortest_first(kb: StructuralKB) -> None:
     emb = kb.embedder
-    assert isinstance(emb, Recording)
+    assert isinstance(emb, RecordingEmbedder)
     emb.calls.clear()
     changes = kb.add_documents([("a", T1), ("b", T2), ("c", T1)], domain="d")
     assert [c.action for c in changes] == ["added", "added", "added"]
@@ -162,7 +122,7 @@ def test_one_call_embeds_each_distinct_text_once_shortest_first(kb: StructuralKB
     assert [len(t) for t in texts] == sorted(len(t) for t in texts)
     assert sum(c.embedded for c in changes) == len(kb.vectors.chunks) + len(kb.vectors.entities) + len(
         kb.vectors.relations)
-    assert isinstance(kb.extractor, Scripted)
+    assert isinstance(kb.extractor, ScriptedExtractor)
     assert kb.extractor.batches == 1
 
 
@@ -175,7 +135,7 @@ def test_co_occurrence_edges_get_no_vector_and_relation_texts_leave_the_sentence
     assert not set(kb.vectors.relations.ids()) & {r.id for r in co}
     assert set(kb.vectors.relations.ids()) == {r.id for r in rels if r.type != "co_occurs"}
     emb = kb.embedder
-    assert isinstance(emb, Recording)
+    assert isinstance(emb, RecordingEmbedder)
     assert not any("said a long sentence" in t for t in emb.texts() if t != T1)
     assert any(r.description.endswith("said a long sentence.") for r in rels)
 
@@ -210,7 +170,7 @@ def test_names_are_told_to_the_linker_and_the_extractor(kb: StructuralKB) -> Non
     names = kb.retriever.names_changed  # type: ignore[attr-defined]
     extractor = kb.extractor
     assert isinstance(names, Names)
-    assert isinstance(extractor, Scripted)
+    assert isinstance(extractor, ScriptedExtractor)
     kb.add_documents([("a", T1), ("b", T2)], domain="d")
     added, removed = names.calls[-1]
     by_name = {v[0]: v for v in added.values()}
@@ -273,8 +233,8 @@ def test_put_documents_adds_updates_and_skips_in_one_batch(kb: StructuralKB) -> 
 def test_the_query_linker_follows_writes(tmp_path: Path) -> None:
     config = StructuralConfig.model_validate({"graph": {"backend": "memory"}, "vectors": {"backend": "exact"},
                                               "extractor": {"kind": "rules"}})
-    with open_structural_kb(config, tmp_path / "s", embedder=Recording()) as skb:
-        skb.extractor = Scripted(TABLE)
+    with open_structural_kb(config, tmp_path / "s", embedder=RecordingEmbedder()) as skb:
+        skb.extractor = ScriptedExtractor(TABLE)
         skb.add_document("a", T1, domain="d")
         assert [x.name for x in skb.retrieve("Who leads Corvid Labs?", mode="local").linked] == ["Corvid Labs"]
         skb.add_document("b", T2, domain="d")  # adds the alias "Corvid" after the linker has loaded

@@ -7,43 +7,20 @@ extractor is a fake behind the :class:`Extractor` protocol so that each case say
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
 import pytest
+from support.structural_fakes import RecordingEmbedder, ScriptedExtractor
 
-from hybridkg.structural.base import ExtractedEntity, ExtractedRelation, Extraction, Vector
-from hybridkg.structural.embedding.hashing import HashEmbedder
+from hybridkg.structural.base import ExtractedEntity, ExtractedRelation, Extraction
 from hybridkg.structural.factory import open_structural_kb
 from hybridkg.structural.knowledge import StructuralKB
 from hybridkg.structural.records import RelationRecord
 from hybridkg.structural.settings import StructuralConfig
 from hybridkg.structural.texts import entity_recipe, entity_text, relation_recipe
 from hybridkg.structural.writer import KINDS, GraphWriter
-
-
-class Recording:
-    def __init__(self) -> None:
-        self.inner = HashEmbedder(64)
-        self.calls: list[list[str]] = []
-
-    @property
-    def dim(self) -> int:
-        return self.inner.dim
-
-    def embed(self, texts: Sequence[str]) -> Vector:
-        self.calls.append(list(texts))
-        return self.inner.embed(texts)
-
-
-class Scripted:
-    def __init__(self, table: Mapping[str, Extraction]) -> None:
-        self.table = table
-
-    def extract(self, text: str, *, entity_types: Sequence[str] = ()) -> Extraction:
-        return self.table.get(text.strip(), Extraction())
-
 
 A = "Orla Penn chairs the board of Wexford Mills. Wexford Mills sells yarn in Galway."
 B = "Wexford Mills hired Tam Rooke in May. Tam Rooke chairs the board of Galway Looms."
@@ -66,8 +43,8 @@ TABLE = {
 def _kb(path: Path, graph: str = "memory") -> StructuralKB:
     config = StructuralConfig.model_validate({"graph": {"backend": graph}, "vectors": {"backend": "exact"},
                                               "extractor": {"kind": "rules"}})
-    kb = open_structural_kb(config, path, embedder=Recording())
-    kb.extractor = Scripted(TABLE)
+    kb = open_structural_kb(config, path, embedder=RecordingEmbedder())
+    kb.extractor = ScriptedExtractor(TABLE)
     return kb
 
 
@@ -111,7 +88,7 @@ def test_a_relation_recipe_embeds_its_names_and_phrase_apart_but_a_curated_one_w
 def test_relation_vectors_are_composed_and_entity_and_chunk_vectors_are_their_text(kb: StructuralKB) -> None:
     kb.add_documents([("a", A)], domain="d")
     emb = kb.embedder
-    assert isinstance(emb, Recording)
+    assert isinstance(emb, RecordingEmbedder)
     texts = [t for call in emb.calls for t in call]
     assert not any(t.startswith("Orla Penn chairs") for t in texts if t != A), "no sentence-long relation text"
     stored = _stored(kb)
@@ -129,7 +106,7 @@ def test_relation_vectors_are_composed_and_entity_and_chunk_vectors_are_their_te
 def test_a_phrase_and_a_name_shared_by_relations_are_embedded_once(kb: StructuralKB) -> None:
     kb.add_documents([("a", A), ("b", B)], domain="d")
     emb = kb.embedder
-    assert isinstance(emb, Recording)
+    assert isinstance(emb, RecordingEmbedder)
     assert len(emb.calls) == 1
     texts = emb.calls[0]
     assert len(texts) == len(set(texts))
