@@ -49,7 +49,7 @@ from hybridkg.structural.retrieval.compress import (
 from hybridkg.structural.retrieval.ego import AdjacencyMemo, GraphCache, build_egos, shared_adjacency
 from hybridkg.structural.retrieval.fusion import Evidence, alpha_weight_for, merge_runs, score_run
 from hybridkg.structural.retrieval.linking import EntityLinker
-from hybridkg.structural.retrieval.reader import read, rrf
+from hybridkg.structural.retrieval.reader import question_terms, read, rrf
 from hybridkg.structural.retrieval.results import (
     ContextChunk,
     LinkedEntity,
@@ -238,9 +238,11 @@ class Retriever:
             pool_entities = sorted(pool_entities, key=lambda p: (-rank[p], ids[p]))
         first_top = [ids[p] for p in answer_order(pool_entities, ids, query, result.linked, k_out)]
         chunk_nodes, prior = self._chunk_pool(cache, first_top, pool, naive)
-        have = {n.id for n in chunk_nodes}
-        read_nodes = chunk_nodes + self._linked_chunks(cache, q, result.linked, pool, have) if cfg.read_chunks else []
-        reading = self._read(query, result.linked, read_nodes, cache, wanted) if cfg.read_chunks else {}
+        reading: dict[str, float] = {}
+        if cfg.read_chunks and question_terms(query, result.linked):  # no question term: nothing to read for
+            have = {n.id for n in chunk_nodes}
+            read_nodes = chunk_nodes + self._linked_chunks(cache, q, result.linked, pool, have)
+            reading = self._read(query, result.linked, read_nodes, cache, wanted)
         position = {ids[p]: p for p in pool_entities}
         graph_order = [ids[p] for p in pool_entities]
         reader_order = sorted(reading, key=lambda i: (-reading[i], i))

@@ -80,8 +80,6 @@ def _pattern(names: Sequence[str]) -> re.Pattern[str] | None:
 
 @dataclass(slots=True)
 class _Sentence:
-    chunk: int
-    index: int
     text: str
     stems: frozenset[str]
 
@@ -108,13 +106,13 @@ def unwrap(text: str) -> str:
 
 def _sentences(chunks: Sequence[Node]) -> list[list[_Sentence]]:
     out: list[list[_Sentence]] = []
-    for c, node in enumerate(chunks):
+    for node in chunks:
         text = node.props.get("text")
         text = unwrap(text) if isinstance(text, str) else ""
         row = []
-        for i, (a, b) in enumerate(sentence_spans(text)):
+        for a, b in sentence_spans(text):
             piece = text[a:b]
-            row.append(_Sentence(c, i, piece, frozenset(stem(w) for w in _WORD.findall(piece) if _content(w))))
+            row.append(_Sentence(piece, frozenset(stem(w) for w in _WORD.findall(piece) if _content(w))))
         out.append(row)
     return out
 
@@ -149,11 +147,11 @@ def read(
     """Reading score of each named entity of ``entities`` that a sentence of ``chunks`` names (see the module
     docstring); the entities ``linked`` names are not candidates. ``entities`` holds every entity the chunks
     mention (``entity_ids``) that may be a candidate, with its ``name``, ``aliases`` and ``named``."""
-    rows = _sentences(chunks)
+    terms = question_terms(query, linked)
+    rows = _sentences(chunks) if terms else []
     flat = [s for row in rows for s in row]
     if not flat:
-        return {}
-    terms = question_terms(query, linked)
+        return {}  # no question term (a sentence sharing none scores 0) or nothing to read
     n = len(flat)
     idf = {t: math.log(1.0 + n / (1 + sum(1 for s in flat if t in s.stems))) for t in terms}
     total_idf = sum(idf.values())
@@ -170,8 +168,7 @@ def read(
         for s, mark in zip(row, marks, strict=True):
             if mark <= 0.0:
                 continue
-            lex = sum(idf[t] for t in terms if t in s.stems) / total_idf if total_idf > 0 else 0.0
-            value = mark * lex
+            value = mark * sum(idf[t] for t in terms if t in s.stems) / total_idf
             if value <= 0.0:
                 continue
             for i in candidates:
