@@ -5,6 +5,7 @@
     python -m bench.extract --docs 500 --batch 32 --json out.json
     python -m bench.extract --words 80  # texts of >= 80 words (consecutive pool texts joined), like meeting notes
     python -m bench.extract --words 80 --docs 150 --known 10000   # plus 10k synthetic known names
+    python -m bench.extract --dev [--misses]   # relation precision/recall on the development corpus
 
 Texts: the paragraphs of the CRM demo documents (``ontology/crm/docs``, read as ``docs add`` reads them) and
 two dozen short business notes written for this benchmark (below), repeated in order up to ``--docs``. Each
@@ -18,6 +19,15 @@ typed relations and ``co_occurs`` edges found. The last line is one JSON object.
 so that none occurs in the texts) to the demo's, to show that the per-document cost does not grow with the number
 of known names; it also times ``learn()`` of 50 new names followed by one single-text ``extract`` (what ingestion
 does per batch), ten times, and reports the mean time of the ``learn()`` calls alone.
+
+``--dev`` scores the spaCy extractor's typed relations (all but ``co_occurs``) on the development corpus
+``tests/unit/structural/data/extract_dev/sentences.json`` (its README says what it is) as ``bench.fuzzy_eval``
+scores relations: by pair of entities, without direction. An extracted name is a gold entity of its text when
+their normalised keys are equal or the gold key is a run of whole words of it ("Dr. Amal Haddad"); a typed
+relation between two gold entities is judged, and supported when a gold relation links the pair (precision);
+recall is the share of gold pairs some typed relation links; the share of recalled pairs with a relation in the
+gold direction is reported apart. Two runs: the corpus's names given as known (the patterns alone) and nothing
+known (NER, then the patterns).
 """
 
 from __future__ import annotations
@@ -36,6 +46,10 @@ from hybridkg.structural.base import Extraction, KnownEntity
 from hybridkg.structural.extract.nlp import SpacyExtractor
 from hybridkg.structural.extract.offline import OfflineExtractor
 from hybridkg.structural.ingest.documents import prepare_document
+from hybridkg.structural.resolution import normalise_name
+
+DEV_CORPUS = REPO / "tests" / "unit" / "structural" / "data" / "extract_dev" / "sentences.json"
+DEV_TYPES = ["Organization", "Person", "Product", "Location"]
 
 NOTES = [
     "Amara Okafor joined Pinecrest Bank as head of treasury in March. She previously ran payments at Kestrel "
@@ -166,6 +180,72 @@ def timed(name: str, texts: Sequence[str], run: Callable[[Sequence[str]], list[E
     return row
 
 
+def _gold_of(name: str, gold: Sequence[str]) -> str | None:
+    """The gold entity an extracted name is (see the module docstring), or None."""
+    key = normalise_name(name)
+    hits = [g for g in gold if normalise_name(g) == key]
+    if not hits:
+        hits = [g for g in gold if f" {normalise_name(g)} " in f" {key} "]
+    return hits[0] if len(hits) == 1 else None
+
+
+def score_dev(extractor: SpacyExtractor, items: Sequence[dict[str, Any]]) -> tuple[dict[str, float], list[str]]:
+    """Precision, recall and direction of typed relations on the corpus ``items``; the misses and wrong ones."""
+    found = extractor.extract_batch([it["text"] for it in items], entity_types=DEV_TYPES)
+    judged = supported = gold_n = recalled = directed = 0
+    notes: list[str] = []
+    for it, x in zip(items, found, strict=True):
+        rels = [tuple(r) for r in it["relations"]]
+        gold = list(dict.fromkeys([*(n for r in rels for n in (r[0], r[2])), *it.get("entities", [])]))
+        pairs = {frozenset((s, o)): (s, o) for s, _, o in rels}
+        linked: dict[frozenset[str], set[tuple[str, str]]] = {}
+        for r in x.relations:
+            if r.type == "co_occurs":
+                continue
+            a, b = _gold_of(r.src, gold), _gold_of(r.dst, gold)
+            if a is None or b is None or a == b:
+                continue
+            judged += 1
+            pair = frozenset((a, b))
+            if pair in pairs:
+                supported += 1
+                linked.setdefault(pair, set()).add((a, b))
+            else:
+                notes.append(f"wrong: {r.src} -[{r.type}]-> {r.dst}   | {it['text'][:90]!r}")
+        for pair, (s, o) in pairs.items():
+            gold_n += 1
+            if pair in linked:
+                recalled += 1
+                directed += (s, o) in linked[pair]
+            else:
+                got = sorted({f"{r.src} -[{r.type}]-> {r.dst}" for r in x.relations if r.type != "co_occurs"})
+                notes.append(f"missed: {s} / {o}   | {it['text'][:90]!r}   got: {'; '.join(got) or '-'}")
+    score = {
+        "precision": supported / judged if judged else 1.0,
+        "recall": recalled / gold_n if gold_n else 1.0,
+        "directed": directed / recalled if recalled else 1.0,
+        "judged": judged,
+        "gold": gold_n,
+    }
+    return score, notes
+
+
+def dev(misses: bool) -> None:
+    items = json.loads(DEV_CORPUS.read_text(encoding="utf-8"))["items"]
+    names = sorted({n for it in items for n in (*(x for r in it["relations"] for x in (r[0], r[2])),
+                                                 *it.get("entities", []))})
+    out: dict[str, Any] = {}
+    for run, known in (("known names", [KnownEntity(None, (n,)) for n in names]), ("nothing known", [])):
+        extractor = SpacyExtractor(known)
+        score, notes = score_dev(extractor, items)
+        out[run] = score
+        print(f"{run:14} precision {score['precision']:.1%} ({score['judged']} judged)  recall {score['recall']:.1%} "
+              f"of {score['gold']} gold pairs  in gold direction {score['directed']:.1%}")
+        if misses:
+            print("\n".join(f"  {n}" for n in notes))
+    print(json.dumps(out))
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="120 texts instead of 1,000")
@@ -174,7 +254,12 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--words", type=int, default=0, help="join consecutive texts until each has this many words")
     parser.add_argument("--known", type=int, default=0, help="add this many synthetic known names")
     parser.add_argument("--json", type=Path, help="also write the rows to this file")
+    parser.add_argument("--dev", action="store_true", help="score relations on the development corpus instead")
+    parser.add_argument("--misses", action="store_true", help="with --dev: list missed and wrong relations")
     args = parser.parse_args(argv)
+    if args.dev:
+        dev(args.misses)
+        return
     n = args.docs or (120 if args.quick else 1000)
     pool = demo_paragraphs() + NOTES
     texts: list[str] = []
