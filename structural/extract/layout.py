@@ -8,7 +8,8 @@ block by block (blocks are apart by a blank line):
 * **Table rows**: lines with `` | `` between cells. Two or more rows in a row make a table; its first row is the
   header. Each cell is a segment of its own; each data row is a :class:`Record` whose fields are named by the
   header's cells (the records from which :mod:`.relations` reads relations).
-* **Fields**: a line starting with a short label and a colon (``Customer: Pembury Foods``, at most
+* **Fields**: a line starting with a short label and a colon (``Customer: Pembury Foods``, ``- Owner: Ana Ruiz``
+  after a list item's marker, at most
   :data:`MAX_LABEL_WORDS` words, no sentence punctuation in the label) is a label segment and a value segment;
   fields on consecutive lines make one record (their description; relations only where a heading before them
   names what they are about, see :mod:`.relations`), and several on one line apart by `` · `` or `` • `` too.
@@ -42,6 +43,7 @@ _CELL_SEP = " | "
 _CELL_SPLIT = re.compile(r" \|(?: |$)")  # a trailing empty cell's separator has no space after it
 _FIELD_SEP = re.compile(r"\s+[·•]\s+")
 _LABEL = re.compile(r"([^\W\d_][^:.!?;|()\[\]\"]*?)[ \t]*:(?:[ \t]+|$)")
+_BULLET = re.compile(r"(?:[-*•–]|\d{1,2}[.)])[ \t]+")  # a list item's marker before a field ("- Owner: ...")
 _ENDS_SENTENCE = re.compile(r"[.!?…:;][\"'”’)\]]*$")
 _WORD = re.compile(r"[^\W_]+")
 
@@ -132,7 +134,8 @@ def _fields(text: str, start: int, end: int) -> list[tuple[tuple[int, int], tupl
     out = []
     for a, b in parts:
         lead = len(line[a:b]) - len(line[a:b].lstrip())
-        m = _LABEL.match(line, a + lead, b)
+        bullet = _BULLET.match(line, a + lead, b)
+        m = _LABEL.match(line, bullet.end() if bullet else a + lead, b)
         if m is None:
             return []
         label = m.group(1)

@@ -3,7 +3,8 @@
 Each pattern reads spaCy's (ClearNLP-style) dependency labels; the relation's description is its sentence, its
 keywords the verb or role phrase plus the sentence's numbers and dates. Endpoints are the entities of
 :mod:`.mentions`; a pronoun stands for its antecedent, a relative pronoun ("who", "which") for the noun its
-clause modifies, a common noun for the named entity in apposition to it or named by it ("its chief
+clause modifies (as does "whose"; as an object, the noun's named modifiers count too: "the Harlin depot, which
+X bought" -> X -[buy]-> Harlin), a common noun for the named entity in apposition to it or named by it ("its chief
 technology officer, Dana Reyes, spoke" makes Dana Reyes the speaker), and a definite noun phrase ("the
 carrier") for the one named entity an earlier sentence of the chunk described by that phrase or its head noun
 ("Tarn Freight, a regional carrier, ...") or, failing that, for the one earlier name ending in its head noun
@@ -13,15 +14,20 @@ carrier") for the one named entity an earlier sentence of the chunk described by
   ``subject -[lemma_prep]-> prepositional object``: "Dana joined from Corvid Labs in 2020" ->
   Dana -[join_from]-> Corvid Labs (keyword "2020"). A particle joins the lemma (``set_up``), a negation prefixes
   ``not_``. Passive with an agent turns active ("Vireo was acquired by Orbital" -> Orbital -[acquire]-> Vireo);
-  a passive or participle keeps its form ("is based in" -> ``based_in``).
+  a passive or participle keeps its form ("is based in" -> ``based_in``). A passive's subject is its object for
+  the agent: its named modifiers and what it leads to ("The audit of Ossory Mills was carried out by Sarn" -> Sarn
+  -[carry_out_audit_of]-> Ossory Mills), as is a named modifier of the agent ("owned by the Harlin family").
+  An object predicate describes the passive's subject or the active verb's object like a copula ("X was elected
+  treasurer of Y", "Y named X treasurer" -> X -[treasurer_of]-> Y).
 * **Named modifiers**: a name modifying the object noun is an object too: "Sam manages the Kestrel account" ->
   Sam -[manage]-> account and Sam -[manage]-> Kestrel (keyword "account").
 * **Through the object**: a common-noun object (or prepositional object) leads to the names of its own
   prepositions and to its written possessor: "Maya scheduled a workshop with Tomas" -> Maya
   -[schedule_workshop_with]-> Tomas; "Corvid reviews Halden's accounts" -> Corvid -[review_account_of]->
   Halden.
-* **Shared subjects**: a verb conjoined with "and" (or an ``xcomp``: "plans to open") without a subject of its
-  own takes its head's; conjoined subjects and objects ("A and B met C") each get the relation.
+* **Shared subjects**: a verb conjoined with "and" (or an ``xcomp``: "plans to open", or a gerund after a
+  preposition: "Before joining X, Y ...") without a subject of its own takes its head's; conjoined subjects and
+  objects ("A and B met C") each get the relation.
 * **Participial modifiers**: "Halden, headquartered in Lisbon, ..." -> Halden -[headquartered_in]-> Lisbon (a
   participle modifying a noun, or a participial clause taking the main clause's subject); relative clauses
   likewise ("Maria, who joined Vireo" -> Maria -[join]-> Vireo).
@@ -91,6 +97,7 @@ CO_OCCURRENCE_WINDOW = 3
 _SUBJECTS = frozenset({"nsubj", "nsubjpass"})
 _OBJECTS = frozenset({"dobj", "dative"})
 _NOUNS = frozenset({"NOUN", "PROPN", "PRON"})
+_NOMINAL_DEPS = frozenset({"nsubj", "nsubjpass", "dobj", "pobj"})
 
 
 def _is_verb(token: Token) -> bool:
@@ -144,7 +151,7 @@ class _Sentence:
                 if named is not None:
                     return named
             return key
-        if token.pos_ != "PRON" or depth >= 3:
+        if (token.pos_ != "PRON" and token.tag_ != "WP$") or depth >= 3:  # "whose" is tagged DET
             return None
         if token.tag_ in ("WP", "WDT", "WP$") or (token.lower_ == "that" and token.head.dep_ == "relcl"):
             clause = next((a for a in token.ancestors if a.dep_ in ("relcl", "acl")), None)
@@ -196,6 +203,21 @@ class _Sentence:
         key = self.g.token_key[token.i]
         return token.pos_ == "NOUN" and key is not None and not self.g.drafts[key].named
 
+    def stand_in(self, token: Token) -> Token:
+        """The noun a relative pronoun stands for ("the Ashgrove plant, which X opened": "plant"), else ``token``."""
+        if token.tag_ in ("WDT", "WP") or (token.lower_ == "that" and token.head.dep_ == "relcl"):
+            clause = next((a for a in token.ancestors if a.dep_ in ("relcl", "acl")), None)
+            if clause is not None:
+                return clause.head
+        return token
+
+    def nominal(self, token: Token) -> bool:
+        """A common noun that is an entity of its own, or a subject/object the tagger did not take for a noun
+        ("Work on the bridge was carried out by X", "Work" tagged VERB)."""
+        return self.is_common(token) or (
+            self.g.token_key[token.i] is None and token.pos_ not in ("PRON", "DET") and token.dep_ in _NOMINAL_DEPS
+        )
+
     @staticmethod
     def group(token: Token) -> list[Token]:
         """A noun and the nouns conjoined with it ("A and B")."""
@@ -233,6 +255,8 @@ class _Sentence:
             return [verb.head]
         if verb.dep_ == "advcl" and verb.tag_ in ("VBN", "VBG"):
             return self.subjects(verb.head, depth + 1)
+        if verb.dep_ == "pcomp" and verb.tag_ == "VBG" and verb.head.dep_ == "prep" and _is_verb(verb.head.head):
+            return self.subjects(verb.head.head, depth + 1)  # "After leaving X, Y consulted ..." -> Y left X
         return []
 
     def verb(self, verb: Token) -> None:
@@ -270,15 +294,25 @@ class _Sentence:
         preps = [(c, g) for c in self.g.kids[verb.i] if c.dep_ == "prep" or (c.dep_ == "dative" and c.pos_ == "ADP")
                  for p in self.g.kids[c.i] if p.dep_ == "pobj" for g in self.group(p)]
         subject_keys = [self.entity(t) for t in subjects]
-        if passive and agents:
-            for agent in agents:
-                for key in subject_keys:
-                    self.relate(self.entity(agent), key, lemma, [phrase, *numbers])
+        predicates = [g for c in self.g.kids[verb.i] if c.dep_ == "oprd" and self.is_common(c) for g in self.group(c)]
         if passive:
+            for agent in agents:
+                agent_keys = [self.entity(agent), *self.named_modifiers(agent)]  # "owned by the Kearney family"
+                for src in agent_keys:
+                    for key in subject_keys:
+                        self.relate(src, key, lemma, [phrase, *numbers])
+                for subject in subjects:  # the subject is the object: "The board of X is chaired by Y"
+                    noun = self.stand_in(subject)
+                    for modifier in self.named_modifiers(noun):
+                        self.relate(agent_keys[0], modifier, lemma, [phrase, noun.lower_, *numbers])
+                    self.through(agent_keys[0], noun, lemma, [phrase, *numbers])
             for prep, obj in preps:
                 for key in subject_keys:
                     words = [f"{verb.lower_} {prep.lower_}", *numbers]
                     self.relate(key, self.entity(obj), f"{form}_{slug(prep.lower_)}", words)
+            for subject in subjects:  # "X was appointed chair of Y": the object predicate describes the subject
+                for noun in predicates:
+                    self.pair(subject, noun)
             return
         objects = [g for c in self.g.kids[verb.i] if c.dep_ in _OBJECTS and c.pos_ != "ADP" for g in self.group(c)]
         if not objects:  # an object predicate without an object ("X called Y", misparsed) is the object
@@ -286,22 +320,28 @@ class _Sentence:
         for key in subject_keys:
             for obj in objects:
                 self.relate(key, self.entity(obj), lemma, [phrase, *numbers])
-                for modifier in self.named_modifiers(obj):
-                    self.relate(key, modifier, lemma, [phrase, obj.lower_, *numbers])
-                self.through(key, obj, lemma, [phrase, *numbers])
+                noun = self.stand_in(obj)
+                for modifier in self.named_modifiers(noun):
+                    self.relate(key, modifier, lemma, [phrase, noun.lower_, *numbers])
+                self.through(key, noun, lemma, [phrase, *numbers])
             for prep, obj in preps:
                 words = [f"{phrase} {prep.lower_}", *numbers]
                 self.relate(key, self.entity(obj), f"{lemma}_{slug(prep.lower_)}", words)
                 for modifier in self.named_modifiers(obj):
                     self.relate(key, modifier, f"{lemma}_{slug(prep.lower_)}", [*words, obj.lower_])
                 self.through(key, obj, f"{lemma}_{slug(prep.lower_)}", words)
+        if objects and predicates:  # "The board named X chair of Y": the object predicate describes the object
+            for obj in objects:
+                for noun in predicates:
+                    if noun not in objects:
+                        self.pair(obj, noun)
 
     def through(self, key: str | None, noun: Token, rel_type: str, keywords: list[str]) -> None:
         """Names a common noun object leads to: its possessor and the (named) objects of its prepositions:
         "Maya scheduled a workshop with Tomas on the Harbor migration" -> Maya -[schedule_workshop_with]->
         Tomas, Maya -[schedule_workshop_on]-> Harbor; "Corvid audits Halden's accounts" -> Corvid
         -[audit_accounts_of]-> Halden."""
-        if key is None or not self.is_common(noun) or self._named_for(noun) is not None:
+        if key is None or not self.nominal(noun) or self._named_for(noun) is not None:
             return
         head = slug(noun.lemma_)
         for c in self.g.kids[noun.i]:
