@@ -11,8 +11,8 @@ block by block (blocks are apart by a blank line):
 * **Fields**: a line starting with a short label and a colon (``Customer: Pembury Foods``, ``- Owner: Ana Ruiz``
   after a list item's marker, at most
   :data:`MAX_LABEL_WORDS` words, no sentence punctuation in the label) is a label segment and a value segment;
-  fields on consecutive lines make one record (their description; relations only where a heading before them
-  names what they are about, see :mod:`.relations`), and several on one line apart by `` · `` or `` • `` too.
+  fields on consecutive lines make one record (their description; relations only where what they are about is
+  clear, see :mod:`.relations`), and several on one line apart by `` · `` or `` • `` too.
 * **Prose**: the other lines. A line break inside a block is a hard wrap (it becomes a space) when the line
   before is long (at least :data:`WRAP_MIN_CHARS` characters and :data:`WRAP_SHARE` of the block's longest
   line) and does not end a sentence or with a colon; otherwise it ends the segment.

@@ -48,15 +48,23 @@ carrier") for the one named entity an earlier sentence of the chunk described by
   Porto; "Priya Nair from finance" -> Priya Nair -[from]-> finance. A common noun's owner (possessor) or the
   names modifying it relate to a named object too: "its headquarters in Caddon" -> owner
   -[headquarters_in]-> Caddon.
+* **Nominalisations**: a common noun relating its named "of" object to a named "by" object ("the acquisition of
+  X by Y" -> Y -[acquisition_of]-> X) or to another preposition's ("the sale of X to Y" -> X -[sale_to]-> Y), or
+  the conjoined names of its "between" object ("the partnership between X and Y" -> X -[partnership_with]-> Y).
+* **Names in modifiers**: a name joined to a participle modifying a noun ("X, the Omaha-based supplier" -> X
+  -[based]-> Omaha); a role compounded before a name with its employer's name before it ("Harlow Shipping CFO
+  Ana Ruiz" -> Ana Ruiz -[cfo_of]-> Harlow Shipping).
 * **Table rows** (see :mod:`.layout`): the row's first cell that is one name is the subject; each other cell's
   names, or its value when it is a short phrase (a named entity when in title case), the object of a relation
   named by the column header: "Contact | Role" / "Ottilie Marrow | Head of IT" -> Ottilie Marrow -[role]-> Head
   of IT; the row ("Contact: Ottilie Marrow; Role: Head of IT") is the description.
 * **Fields** (``label: value`` lines, see :mod:`.layout`): when a heading before them consists of one name alone
   (headings naming nothing passed over; one naming something amid other words, "Meeting with X", stops the
-  search), that entity -[label]-> each name of a value made of names only: "Calloway Income Fund" / "Fund
-  manager: Rowan Ashdown" -> Calloway Income Fund -[fund_manager]-> Rowan Ashdown; the record is the
-  description. Values that are phrases or sentences give no field relation.
+  search) or, for a record opening the chunk, the first field's value when it is one name ("From: Ana Ruiz" /
+  "To: Femi Ade"; "Customer: Halden Foods" / "Owner: Leah Brennan"), that entity -[label]-> each name of a
+  value made of names only: "Calloway Income Fund" / "Fund manager: Rowan Ashdown" -> Calloway Income Fund
+  -[fund_manager]-> Rowan Ashdown; the record is the description. Values that are phrases or sentences give no
+  field relation.
 * **Co-occurrence**: two named entities in one sentence with no typed relation between them there (each with
   its next ``window`` named mentions) get ``co_occurs`` of weight ``co_occurrence_weight`` per sentence.
 
@@ -241,6 +249,10 @@ class _Sentence:
         for token in self.sent:
             if token.pos_ in ("NOUN", "PROPN"):
                 self.noun_prepositions(token)
+                self.nominalisation(token)
+                self.title(token)
+            if token.dep_ == "amod" and token.tag_ == "VBN":
+                self.participle_modifier(token)
         self.co_occurrence(window)
 
     def subjects(self, verb: Token, depth: int = 0) -> list[Token]:
@@ -477,6 +489,65 @@ class _Sentence:
                     for owner in owners:
                         self.relate(owner, dst, f"{slug(words)}_{slug(prep.lower_)}", [words, prep.lower_])
 
+    def nominalisation(self, noun: Token) -> None:
+        """A common noun relating two named prepositional objects: its "of" object and a "by" object as the
+        object and agent ("the acquisition of X by Y" -> Y -[acquisition_of]-> X), its "of" object and another
+        preposition's ("the sale of X to Y" -> X -[sale_to]-> Y), or a "between"/"among" object's conjoined
+        names ("the partnership between X and Y" -> X -[partnership_with]-> Y)."""
+        if not self.is_common(noun) or self.entity(noun) != self.g.token_key[noun.i]:
+            return
+        named: list[tuple[str, list[str]]] = []
+        for prep in self.g.kids[noun.i]:
+            if prep.dep_ != "prep":
+                continue
+            keys = [k for c in self.g.kids[prep.i] if c.dep_ == "pobj" for g in self.group(c)
+                    if (k := self.entity(g)) is not None and self.g.named(k)]
+            if keys:
+                named.append((prep.lower_, list(dict.fromkeys(keys))))
+        if not named:
+            return
+        words = phrase_text(phrase_tokens(noun, self.g))
+        themes = [k for p, keys in named if p == "of" for k in keys]
+        for word, keys in named:
+            if word in ("between", "among"):
+                for other in keys[1:]:
+                    self.relate(keys[0], other, f"{slug(words)}_with", [words])
+            elif word == "by":
+                for agent in keys:
+                    for theme in themes:
+                        self.relate(agent, theme, f"{slug(words)}_of", [words, word])
+            elif word != "of":
+                for theme in themes:
+                    for k in keys:
+                        self.relate(theme, k, f"{slug(words)}_{slug(word)}", [words, word])
+
+    def participle_modifier(self, participle: Token) -> None:
+        """A name joined to a participle modifying a noun ("the Omaha-based supplier", "a Quillon-owned depot"):
+        the entity the noun stands for -[participle]-> the name."""
+        src = self.entity(participle.head)
+        for c in self.g.kids[participle.i]:
+            if c.dep_ in ("npadvmod", "compound", "nmod"):
+                dst = self.entity(c)
+                if dst is not None and self.g.named(dst):
+                    self.relate(src, dst, slug(participle.lower_), [participle.lower_])
+
+    def title(self, name: Token) -> None:
+        """A role written before a name with the employer's name before it ("Harlow Shipping CFO Ana Ruiz"):
+        the name -[role_of]-> the employer."""
+        person = self.g.token_key[name.i]
+        if not self.g.named(person) or (name.head.i != name.i and self.g.token_key[name.head.i] == person):
+            return  # not the name's last word
+        for role in self.g.kids[name.i]:
+            if role.dep_ != "compound" or role.i > name.i or self.g.token_key[role.i] is not None:
+                continue
+            words = [t for t in role.subtree if self.g.token_key[t.i] is None and t.is_alpha]
+            employers = [k for t in role.subtree if (k := self.g.token_key[t.i]) is not None and self.g.named(k)
+                         and k != person]
+            if words and employers and role.pos_ in ("NOUN", "PROPN"):
+                phrase = " ".join(t.lower_ for t in words)
+                for k in dict.fromkeys(employers):
+                    self.relate(person, k, f"{slug(phrase)}_of", [phrase])
+
     def co_occurrence(self, window: int) -> None:
         keys: list[str] = []
         for token in self.sent:
@@ -530,7 +601,8 @@ def _only_names(graph: ChunkGraph, tokens: Sequence[Token]) -> list[str]:
 def _record_subject(graph: ChunkGraph, record: Record) -> str | None:
     """What a block of ``label: value`` fields is about: the named entity a heading before it consists of alone
     ("Calloway Income Fund" above "Fund manager: ..."), passing over headings that name nothing ("Key facts");
-    a heading naming something amid other words ("Meeting with X") leaves the subject unknown."""
+    a heading naming something amid other words ("Meeting with X") leaves the subject unknown. For a record that
+    opens the chunk, the first field's value when it is one name ("Customer: Halden Foods", "From: Ana Ruiz")."""
     if graph.layout is None or not record.fields:
         return None
     first = record.fields[0].start
@@ -542,7 +614,10 @@ def _record_subject(graph: ChunkGraph, record: Record) -> str | None:
             continue
         names = _only_names(graph, tokens)
         return names[0] if len(names) == 1 else None
-    return None
+    if sum(1 for s in graph.layout.segments if s.end <= first) > 1:  # more than the first field's label
+        return None
+    names = _only_names(graph, _tokens(graph, record.fields[0].start, record.fields[0].end))
+    return names[0] if len(names) == 1 else None
 
 
 def _fields(graph: ChunkGraph, record: Record) -> None:

@@ -87,3 +87,39 @@ def test_bulleted_fields_under_a_heading_that_is_a_name(extractor: SpacyExtracto
     got = pairs(extractor, "Marlowe Trust\n\n- Treasurer: Greta Lindahl\n* Auditor: Sarn Engineering")
     assert "treasurer" in got.get(frozenset(("Marlowe Trust", "Greta Lindahl")), set())
     assert "auditor" in got.get(frozenset(("Marlowe Trust", "Sarn Engineering")), set())
+
+
+def test_a_nominalisation_with_of_and_by_relates_agent_and_object(extractor: SpacyExtractor) -> None:
+    got = triples(extractor, "The takeover of Ossory Mills by Quillon Foods was cleared on Friday.")
+    assert ("Quillon Foods", "takeover_of", "Ossory Mills") in got
+
+
+def test_a_nominalisation_with_of_and_another_preposition(extractor: SpacyExtractor) -> None:
+    got = triples(extractor, "Analysts welcomed the sale of Ossory Mills to Marlowe Trust.")
+    assert ("Ossory Mills", "sale_to", "Marlowe Trust") in got
+
+
+def test_a_noun_between_two_conjoined_names_relates_them(extractor: SpacyExtractor) -> None:
+    got = pairs(extractor, "A dispute between Sarn Engineering and Baskerfield Council delayed the works.")
+    assert "dispute_with" in got.get(frozenset(("Sarn Engineering", "Baskerfield Council")), set())
+
+
+def test_a_name_joined_to_a_participle_modifying_an_apposition(extractor: SpacyExtractor) -> None:
+    got = triples(extractor, "Quillon Foods, a Kilbrack-based cooperative, doubled its output.")
+    assert ("Quillon Foods", "based", "Kilbrack") in got
+
+
+def test_a_title_before_a_name_with_the_employer_before_it(extractor: SpacyExtractor) -> None:
+    got = triples(extractor, "Quillon Foods treasurer Idris Falk signed the lease.")
+    assert ("Idris Falk", "treasurer_of", "Quillon Foods") in got
+
+
+def test_a_record_opening_the_chunk_is_about_its_first_fields_name(extractor: SpacyExtractor) -> None:
+    got = triples(extractor, "From: Teodor Lusk\nTo: Mona Achterberg\nSubject: roof repairs\n\nThe quote is attached.")
+    assert ("Teodor Lusk", "to", "Mona Achterberg") in got
+
+
+def test_a_record_after_other_text_is_not_about_its_first_field(extractor: SpacyExtractor) -> None:
+    text = "Visit to Sarn Engineering\n\n- Host: Teodor Lusk\n- Driver: Mona Achterberg"
+    got = pairs(extractor, text)
+    assert frozenset(("Teodor Lusk", "Mona Achterberg")) not in got
