@@ -14,7 +14,8 @@ carrier") for the one named entity an earlier sentence of the chunk described by
   ``subject -[lemma_prep]-> prepositional object``: "Dana joined from Corvid Labs in 2020" ->
   Dana -[join_from]-> Corvid Labs (keyword "2020"). A particle joins the lemma (``set_up``), a negation prefixes
   ``not_``. Passive with an agent turns active ("Vireo was acquired by Orbital" -> Orbital -[acquire]-> Vireo);
-  a passive or participle keeps its form ("is based in" -> ``based_in``). A passive's subject is its object for
+  a passive or participle keeps its form ("is based in" -> ``based_in``); a participle conjoined to a passive with
+  an agent of its own is passive too ("is run by X and funded by Y"). A passive's subject is its object for
   the agent: its named modifiers and what it leads to ("The audit of Ossory Mills was carried out by Sarn" -> Sarn
   -[carry_out_audit_of]-> Ossory Mills), as is a named modifier of the agent ("owned by the Harlin family").
   An object predicate describes the passive's subject or the active verb's object like a copula ("X was elected
@@ -39,7 +40,9 @@ carrier") for the one named entity an earlier sentence of the chunk described by
   statement: X -[is_a]-> the phrase, and the phrase becomes X's type (see :mod:`.mentions` for the ranks) and
   leads its description ("X is a payments company", "X, a logistics firm, ..."). A plural noun beside one
   singular name is a list item, not a description ("Ada Voss (chair), four directors"); a name the parser
-  took for an adjective complement ("is Tillway") is an attribute.
+  took for an adjective complement ("is Tillway") is an attribute. A person's name with a name that is not a
+  person's in parentheses is affiliated with it: "Nora Quist (Elmstead Council)" -> Nora Quist -[of]-> Elmstead
+  Council.
 * **Naming**: a participle with an object predicate or "as" ("the billing platform called Ledgerline", "a tool
   named Tempo", "the startup is known as Quillet") is a class statement about the name: its type and
   description come from the noun phrase (and a possessor makes a role: "Corvid's platform called X" ->
@@ -246,6 +249,8 @@ class _Sentence:
                 self.verb(token)
             if token.dep_ == "appos" and (_parenthesised(token) or not self.in_list(token.head)):
                 self.pair(token.head, token)
+                if _parenthesised(token):
+                    self.affiliation(token.head, token)
         for token in self.sent:
             if token.pos_ in ("NOUN", "PROPN"):
                 self.noun_prepositions(token)
@@ -287,7 +292,9 @@ class _Sentence:
                     self.pair(s, a)
             return
         passive = any(c.dep_ in ("nsubjpass", "auxpass") for c in self.g.kids[verb.i]) or (
-            verb.tag_ == "VBN" and verb.dep_ in ("acl", "advcl")
+            verb.tag_ == "VBN"
+            and (verb.dep_ in ("acl", "advcl") or (verb.dep_ == "conj" and any(c.dep_ == "agent" for c in
+                                                                                 self.g.kids[verb.i])))
         )
         if passive and self._naming_complements(verb):
             for s in subjects:
@@ -414,6 +421,15 @@ class _Sentence:
             self.describe(a, b)
         elif self.is_common(a) and not self.is_common(b):
             self.describe(b, a)
+
+    def affiliation(self, name: Token, note: Token) -> None:
+        """A person's name with another name in parentheses after it, not a person's: where the person is from
+        ("Nora Quist (Elmstead Council)" -> Nora Quist -[of]-> Elmstead Council)."""
+        person, other = self.entity(name), self.entity(note)
+        if person is None or other is None or not (self.g.named(person) and self.g.named(other)):
+            return
+        if self.g.drafts[person].category == "person" and self.g.drafts[other].category != "person":
+            self.relate(person, other, "of", ["of"])
 
     def role(self, noun: Token) -> tuple[str, list[Token]]:
         """The role phrase of a noun ("head of sales") and the tokens naming whom it is held at (possessor,

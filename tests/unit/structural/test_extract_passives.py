@@ -123,3 +123,16 @@ def test_a_record_after_other_text_is_not_about_its_first_field(extractor: Spacy
     text = "Visit to Sarn Engineering\n\n- Host: Teodor Lusk\n- Driver: Mona Achterberg"
     got = pairs(extractor, text)
     assert frozenset(("Teodor Lusk", "Mona Achterberg")) not in got
+
+
+def test_a_participle_with_an_agent_conjoined_to_a_passive_is_passive(extractor: SpacyExtractor) -> None:
+    got = triples(extractor, "Ossory Mills is owned by Marlowe Trust and managed by Sarn Engineering.")
+    assert ("Marlowe Trust", "own", "Ossory Mills") in got
+    assert ("Sarn Engineering", "manage", "Ossory Mills") in got
+
+
+def test_a_person_with_an_organisation_in_parentheses(extractor: SpacyExtractor) -> None:
+    got = triples(extractor, "Present: Idris Falk (Quillon Foods), Mona Achterberg (Baskerfield Council)")
+    assert ("Idris Falk", "of", "Quillon Foods") in got
+    assert ("Mona Achterberg", "of", "Baskerfield Council") in got
+    assert not any({s, d} == {"Idris Falk", "Mona Achterberg"} for s, _, d in got)
