@@ -17,7 +17,7 @@ Two rules order a query's entity items after fusion, both as question-answering 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 
@@ -120,3 +120,18 @@ def answer_order(
     first = [p for p in order if ids[p] not in named]
     subjects = [p for p in order if ids[p] in named][:k]
     return first[: k - len(subjects)] + subjects
+
+
+def ahead_of_bridges(order: Sequence[str], bridged: Mapping[str, Sequence[str]]) -> list[str]:
+    """``order`` with each entity of ``bridged`` moved just ahead of the first of its bridges that precedes it
+    (an answer reached through a bridge entity, whose chain explains more of the question than any single
+    sentence, ranks before the bridge: the question asks for what the bridge leads to)."""
+    out = list(order)
+    for answer, bridges in bridged.items():
+        if answer not in out:
+            continue
+        at = out.index(answer)
+        before = [out.index(b) for b in bridges if b in out and out.index(b) < at]
+        if before:
+            out.insert(min(before), out.pop(at))
+    return out

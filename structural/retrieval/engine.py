@@ -30,7 +30,13 @@ from tqdm import tqdm
 from hybridkg.errors import InvalidInput
 from hybridkg.structural.base import CHUNK, ENTITY, Edge, Embedder, GraphStore, Node, SharedRecords, VectorIndex
 from hybridkg.structural.feedback import read_epoch
-from hybridkg.structural.retrieval.answers import TypeMatcher, answer_order, expected_type, typed_scores
+from hybridkg.structural.retrieval.answers import (
+    TypeMatcher,
+    ahead_of_bridges,
+    answer_order,
+    expected_type,
+    typed_scores,
+)
 from hybridkg.structural.retrieval.compress import (
     CHUNK_KIND,
     ENTITY_KIND,
@@ -48,8 +54,9 @@ from hybridkg.structural.retrieval.compress import (
 )
 from hybridkg.structural.retrieval.ego import AdjacencyMemo, GraphCache, build_egos, shared_adjacency
 from hybridkg.structural.retrieval.fusion import Evidence, alpha_weight_for, merge_runs, score_run
+from hybridkg.structural.retrieval.hops import BridgeChunks, HopReading, read_hops
 from hybridkg.structural.retrieval.linking import EntityLinker
-from hybridkg.structural.retrieval.reader import question_terms, read, rrf
+from hybridkg.structural.retrieval.reader import question_terms, rrf
 from hybridkg.structural.retrieval.results import (
     ContextChunk,
     LinkedEntity,
@@ -238,16 +245,18 @@ class Retriever:
             pool_entities = sorted(pool_entities, key=lambda p: (-rank[p], ids[p]))
         first_top = [ids[p] for p in answer_order(pool_entities, ids, query, result.linked, k_out)]
         chunk_nodes, prior = self._chunk_pool(cache, first_top, pool, naive)
-        reading: dict[str, float] = {}
+        hop = HopReading()
         if cfg.read_chunks and question_terms(query, result.linked):  # no question term: nothing to read for
             have = {n.id for n in chunk_nodes}
             read_nodes = chunk_nodes + self._linked_chunks(cache, q, result.linked, pool, have)
-            reading = self._read(query, result.linked, read_nodes, cache, wanted)
+            hop = self._read(query, result.linked, read_nodes, cache, wanted, pool)
+        reading = hop.scores
         position = {ids[p]: p for p in pool_entities}
         graph_order = [ids[p] for p in pool_entities]
         reader_order = sorted(reading, key=lambda i: (-reading[i], i))
         fused = rrf([graph_order, reader_order]) if reading else {}
         order_ids = sorted(dict.fromkeys([*graph_order, *reader_order]), key=lambda i: -fused.get(i, 0.0))
+        order_ids = ahead_of_bridges(order_ids, hop.bridged)
         answers = answer_order(range(len(order_ids)), order_ids, query, result.linked, k_out)
         top = [order_ids[p] for p in answers]
         extra = [i for i in top if i not in position]
@@ -311,23 +320,32 @@ class Retriever:
         return self._fetch_chunks(cache, wanted)
 
     def _read(
-        self, query: str, linked: Sequence[LinkedEntity], chunks: Sequence[Node], cache: GraphCache, wanted: str | None
-    ) -> dict[str, float]:
-        """Reading scores (:mod:`.reader`) of the named entities the chunks mention, times the answer-type
-        factor when the question has an expected type."""
+        self,
+        query: str,
+        linked: Sequence[LinkedEntity],
+        chunks: Sequence[Node],
+        cache: GraphCache,
+        wanted: str | None,
+        pool: int,
+    ) -> HopReading:
+        """Reading scores (:mod:`.reader`, on from bridge entities by :mod:`.hops`, fetching up to ``pool`` of
+        their chunks) of the named entities the chunks mention, times the answer-type factor when the question
+        has an expected type."""
         mentioned = list(
             dict.fromkeys([e.id for e in linked] + [i for n in chunks for i in strings_of(n.props.get("entity_ids"))])
         )
         if not mentioned:
-            return {}
+            return HopReading()
         cache.hydrate(mentioned, {})
         entities = {i: n for i in mentioned if (n := cache.nodes.get(i)) is not None and cache.in_domain(n.props)}
-        scores = read(query, linked, chunks, entities)
+        fetch = BridgeChunks(cache, self._fetch_chunks, pool)
+        hop = read_hops(query, linked, chunks, entities, fetch, described=(wanted or "").split())
+        scores = hop.scores
         if wanted is not None and scores:
             keys = list(scores)
-            compat = self._types.compat(wanted, [str(entities[i].props.get("type") or "") for i in keys])
-            scores = dict(zip(keys, typed_scores([scores[i] for i in keys], compat), strict=True))
-        return scores
+            compat = self._types.compat(wanted, [str(cache.nodes[i].props.get("type") or "") for i in keys])
+            hop.scores = dict(zip(keys, typed_scores([scores[i] for i in keys], compat), strict=True))
+        return hop
 
     def _chunk_pool(
         self, cache: GraphCache, top: Sequence[str], pool: int, naive: Sequence[tuple[Node, float]]

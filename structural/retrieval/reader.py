@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Container, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from hybridkg.structural.base import Node
@@ -71,7 +71,7 @@ def names_of(node: Node) -> list[str]:
     return sorted(names, key=lambda n: (-len(n), n))
 
 
-def _pattern(names: Sequence[str]) -> re.Pattern[str] | None:
+def name_pattern(names: Sequence[str]) -> re.Pattern[str] | None:
     if not names:
         return None
     alts = "|".join(r"\s+".join(re.escape(w) for w in n.split()) for n in names)
@@ -79,7 +79,7 @@ def _pattern(names: Sequence[str]) -> re.Pattern[str] | None:
 
 
 @dataclass(slots=True)
-class _Sentence:
+class Sentence:
     text: str
     stems: frozenset[str]
 
@@ -104,20 +104,20 @@ def unwrap(text: str) -> str:
     return "".join(out)
 
 
-def _sentences(chunks: Sequence[Node]) -> list[list[_Sentence]]:
-    out: list[list[_Sentence]] = []
+def sentences_of(chunks: Sequence[Node]) -> list[list[Sentence]]:
+    out: list[list[Sentence]] = []
     for node in chunks:
         text = node.props.get("text")
         text = unwrap(text) if isinstance(text, str) else ""
         row = []
         for a, b in sentence_spans(text):
             piece = text[a:b]
-            row.append(_Sentence(piece, frozenset(stem(w) for w in _WORD.findall(piece) if _content(w))))
+            row.append(Sentence(piece, frozenset(stem(w) for w in _WORD.findall(piece) if _content(w))))
         out.append(row)
     return out
 
 
-def _presence(rows: list[list[_Sentence]], linked: Mapping[str, re.Pattern[str] | None]) -> list[list[float]]:
+def presence(rows: list[list[Sentence]], linked: Mapping[str, re.Pattern[str] | None]) -> list[list[float]]:
     if not linked:
         return [[1.0] * len(row) for row in rows]
     out: list[list[float]] = []
@@ -138,6 +138,105 @@ def _presence(rows: list[list[_Sentence]], linked: Mapping[str, re.Pattern[str] 
     return out
 
 
+@dataclass(frozen=True, slots=True)
+class Reading:
+    """An entity's best reading: its ``score``, the presence ``mark`` of the sentence(s) that gave it (a product
+    along a chain of hops) and the question terms those sentences ``cover``."""
+
+    score: float
+    mark: float
+    covered: frozenset[str]
+
+
+START = Reading(0.0, 1.0, frozenset())
+
+
+@dataclass(slots=True)
+class Passages:
+    """The sentences read for one question, with the question's terms and their idf over the first sentences."""
+
+    idf: dict[str, float]
+    chunks: list[Node]
+    rows: list[list[Sentence]]
+    entities: dict[str, Node]
+    patterns: dict[str, re.Pattern[str] | None]
+
+    @classmethod
+    def of(
+        cls, terms: Sequence[str], chunks: Sequence[Node], rows: list[list[Sentence]], entities: Mapping[str, Node]
+    ) -> Passages:
+        flat = [s for row in rows for s in row]
+        n = len(flat)
+        idf = {t: math.log(1.0 + n / (1 + sum(1 for s in flat if t in s.stems))) for t in terms}
+        return cls(idf, list(chunks), rows, dict(entities), {})
+
+    @property
+    def terms(self) -> frozenset[str]:
+        return frozenset(self.idf)
+
+    def add(self, chunks: Sequence[Node], entities: Mapping[str, Node]) -> None:
+        """More chunks to read (the idf stays that of the first sentences, so scores keep one scale)."""
+        self.chunks += chunks
+        self.rows += sentences_of(chunks)
+        for i, node in entities.items():
+            self.entities.setdefault(i, node)
+
+    def lex(self, covered: frozenset[str]) -> float:
+        total = sum(self.idf.values())
+        return sum(self.idf[t] for t in covered) / total if total > 0 else 0.0
+
+    def pattern(self, entity: str) -> re.Pattern[str] | None:
+        if entity not in self.patterns:
+            node = self.entities.get(entity)
+            self.patterns[entity] = name_pattern(names_of(node)) if node is not None else None
+        return self.patterns[entity]
+
+    def named_in(self, entity: str, sentence: Sentence) -> bool:
+        p = self.pattern(entity)
+        return p is not None and p.search(sentence.text) is not None
+
+    def candidates(self, node: Node, exclude: Container[str]) -> list[str]:
+        """The named entities ``node`` mentions, outside ``exclude``."""
+        return [
+            i
+            for i in strings_of(node.props.get("entity_ids"))
+            if i in self.entities and i not in exclude and self.entities[i].props.get("named", True) is not False
+        ]
+
+    def read(
+        self,
+        rows: list[list[Sentence]],
+        chunks: Sequence[Node],
+        topics: Sequence[str],
+        start: Reading,
+        wanted: frozenset[str],
+        exclude: Container[str],
+        out: dict[str, Reading],
+    ) -> None:
+        """Read ``rows`` (the sentences of ``chunks``) about ``topics`` (presence as in the module docstring; every
+        sentence is on topic when there is none), continuing a reading ``start``: a sentence counts when it holds
+        a term of ``wanted``, and scores ``start.mark * presence * lex(start.covered | its terms)``. Each entity
+        named in it (outside ``exclude``) keeps its best reading in ``out``."""
+        marks_of = presence(rows, {i: self.pattern(i) for i in topics})
+        terms = self.idf.keys()
+        for row, marks, node in zip(rows, marks_of, chunks, strict=True):
+            candidates = self.candidates(node, exclude)
+            if not candidates:
+                continue
+            for s, mark in zip(row, marks, strict=True):
+                if mark <= 0.0:
+                    continue
+                if wanted.isdisjoint(s.stems):
+                    continue
+                found = frozenset(t for t in terms if t in s.stems)
+                covered = start.covered | found
+                chain = start.mark * mark
+                value = chain * self.lex(covered)
+                for i in candidates:
+                    if value > (out[i].score if i in out else 0.0) and self.named_in(i, s):
+                        out[i] = Reading(value, chain, covered)
+
+
 def read(
     query: str,
     linked: Sequence[LinkedEntity],
@@ -147,39 +246,26 @@ def read(
     """Reading score of each named entity of ``entities`` that a sentence of ``chunks`` names (see the module
     docstring); the entities ``linked`` names are not candidates. ``entities`` holds every entity the chunks
     mention (``entity_ids``) that may be a candidate, with its ``name``, ``aliases`` and ``named``."""
+    return {i: r.score for i, r in read_first(query, linked, chunks, entities)[1].items()}
+
+
+def read_first(
+    query: str,
+    linked: Sequence[LinkedEntity],
+    chunks: Sequence[Node],
+    entities: Mapping[str, Node],
+) -> tuple[Passages | None, dict[str, Reading]]:
+    """:func:`read` with each entity's :class:`Reading`, and the :class:`Passages` to read on from (``None`` when
+    the question has no term or there is nothing to read)."""
     terms = question_terms(query, linked)
-    rows = _sentences(chunks) if terms else []
-    flat = [s for row in rows for s in row]
-    if not flat:
-        return {}  # no question term (a sentence sharing none scores 0) or nothing to read
-    n = len(flat)
-    idf = {t: math.log(1.0 + n / (1 + sum(1 for s in flat if t in s.stems))) for t in terms}
-    total_idf = sum(idf.values())
-    linked_ids = {e.id for e in linked}
-    linked_patterns = {i: _pattern(names_of(entities[i])) if i in entities else None for i in linked_ids}
-    presence = _presence(rows, linked_patterns)
-    scores: dict[str, float] = {}
-    patterns: dict[str, re.Pattern[str] | None] = {}
-    for row, marks, node in zip(rows, presence, chunks, strict=True):
-        mentioned = [i for i in strings_of(node.props.get("entity_ids")) if i in entities and i not in linked_ids]
-        candidates = [i for i in mentioned if entities[i].props.get("named", True) is not False]
-        if not candidates:
-            continue
-        for s, mark in zip(row, marks, strict=True):
-            if mark <= 0.0:
-                continue
-            value = mark * sum(idf[t] for t in terms if t in s.stems) / total_idf
-            if value <= 0.0:
-                continue
-            for i in candidates:
-                if value <= scores.get(i, 0.0):
-                    continue
-                if i not in patterns:
-                    patterns[i] = _pattern(names_of(entities[i]))
-                p = patterns[i]
-                if p is not None and p.search(s.text) is not None:
-                    scores[i] = value
-    return scores
+    rows = sentences_of(chunks) if terms else []
+    if not any(rows):
+        return None, {}  # no question term (a sentence sharing none scores 0) or nothing to read
+    passages = Passages.of(terms, chunks, rows, entities)
+    topics = list(dict.fromkeys(e.id for e in linked))
+    out: dict[str, Reading] = {}
+    passages.read(rows, chunks, topics, START, passages.terms, set(topics), out)
+    return passages, out
 
 
 def rrf(orders: Iterable[Sequence[str]], k: float = RRF_K) -> dict[str, float]:
