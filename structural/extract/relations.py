@@ -15,7 +15,9 @@ carrier") for the one named entity an earlier sentence of the chunk described by
   Dana -[join_from]-> Corvid Labs (keyword "2020"). A particle joins the lemma (``set_up``), a negation prefixes
   ``not_``. Passive with an agent turns active ("Vireo was acquired by Orbital" -> Orbital -[acquire]-> Vireo);
   a passive or participle keeps its form ("is based in" -> ``based_in``); a participle conjoined to a passive with
-  an agent of its own is passive too ("is run by X and funded by Y"). A passive's subject is its object for
+  an agent of its own is passive too ("is run by X and funded by Y"). In a prose sentence the tagger left without
+  a verb, a plural noun compounded with the name before it is that name's verb ("Marlowe Trust funds A and B",
+  "funds" tagged NNS): the names after it are its objects. A passive's subject is its object for
   the agent: its named modifiers and what it leads to ("The audit of Ossory Mills was carried out by Sarn" -> Sarn
   -[carry_out_audit_of]-> Ossory Mills), as is a named modifier of the agent ("owned by the Harlin family").
   An object predicate describes the passive's subject or the active verb's object like a copula ("X was elected
@@ -244,6 +246,7 @@ class _Sentence:
     # -- patterns
 
     def run(self, window: int) -> None:
+        self.noun_verb()
         for token in self.sent:
             if _is_verb(token):
                 self.verb(token)
@@ -505,6 +508,33 @@ class _Sentence:
                     for owner in owners:
                         self.relate(owner, dst, f"{slug(words)}_{slug(prep.lower_)}", [words, prep.lower_])
 
+    def noun_verb(self) -> None:
+        """A sentence of prose the tagger left without a verb, where a plural noun right after a name compounds
+        with it: the noun is the name's verb ("Pellham Dairy supplies Rook Bakery and Cinder Cafe", "supplies"
+        tagged NNS) and the names after it its objects, through a preposition its prepositional objects."""
+        if any(t.pos_ in ("VERB", "AUX") for t in self.sent):
+            return
+        for t in self.sent:
+            prev = t.doc[t.i - 1] if t.i > self.sent.start else None
+            if prev is None or t.tag_ != "NNS" or prev.head.i != t.i or t.dep_ not in ("ROOT", "compound"):
+                continue
+            segment = self.g.segment_of[t.i]
+            subject = self.g.token_key[prev.i]
+            if not self.g.named(subject) or (segment is not None and segment.kind is not Kind.PROSE):
+                continue
+            assert subject is not None
+            lemma, top = slug(t.lemma_), (t if t.dep_ == "ROOT" else t.head)
+            for tok in top.subtree:
+                key = self.g.token_key[tok.i]
+                if tok.i <= t.i or key is None or key == subject or not self.g.named(key):
+                    continue
+                prep = next((a for a in tok.ancestors if a.dep_ == "prep" and a.i > t.i), None)
+                if prep is None:
+                    self.relate(subject, key, lemma, [t.lemma_.lower()])
+                else:
+                    self.relate(subject, key, f"{lemma}_{slug(prep.lower_)}", [f"{t.lemma_.lower()} {prep.lower_}"])
+            return
+
     def nominalisation(self, noun: Token) -> None:
         """A common noun relating two named prepositional objects: its "of" object and a "by" object as the
         object and agent ("the acquisition of X by Y" -> Y -[acquisition_of]-> X), its "of" object and another
@@ -549,10 +579,13 @@ class _Sentence:
 
     def title(self, name: Token) -> None:
         """A role written before a name with the employer's name before it ("Harlow Shipping CFO Ana Ruiz"):
-        the name -[role_of]-> the employer."""
+        the name -[role_of]-> the employer; not in headings and table cells."""
         person = self.g.token_key[name.i]
         if not self.g.named(person) or (name.head.i != name.i and self.g.token_key[name.head.i] == person):
             return  # not the name's last word
+        segment = self.g.segment_of[name.i]
+        if segment is not None and segment.kind in (Kind.HEADING, Kind.CELL, Kind.HEADER):
+            return  # a title-case line strings names and words together
         for role in self.g.kids[name.i]:
             if role.dep_ != "compound" or role.i > name.i or self.g.token_key[role.i] is not None:
                 continue

@@ -136,3 +136,14 @@ def test_a_person_with_an_organisation_in_parentheses(extractor: SpacyExtractor)
     assert ("Idris Falk", "of", "Quillon Foods") in got
     assert ("Mona Achterberg", "of", "Baskerfield Council") in got
     assert not any({s, d} == {"Idris Falk", "Mona Achterberg"} for s, _, d in got)
+
+
+def test_a_plural_noun_after_a_name_in_a_sentence_without_a_verb_is_its_verb(extractor: SpacyExtractor) -> None:
+    got = pairs(extractor, "Marlowe Trust funds Baskerfield Council and Sarn Engineering.")  # "funds" tagged NNS
+    assert "fund" in got.get(frozenset(("Marlowe Trust", "Baskerfield Council")), set())
+    assert "fund" in got.get(frozenset(("Marlowe Trust", "Sarn Engineering")), set())
+
+
+def test_a_heading_without_a_verb_relates_nothing(extractor: SpacyExtractor) -> None:
+    got = pairs(extractor, "Marlowe Trust Funds Baskerfield Council\n\nThe review is due.")
+    assert frozenset(("Sarn Engineering", "Marlowe Trust")) not in got
