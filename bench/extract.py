@@ -6,6 +6,7 @@
     python -m bench.extract --words 80  # texts of >= 80 words (consecutive pool texts joined), like meeting notes
     python -m bench.extract --words 80 --docs 150 --known 10000   # plus 10k synthetic known names
     python -m bench.extract --dev [--misses]   # relation precision/recall on the development corpus
+    python -m bench.extract --dev tests/unit/structural/data/extract_dev/heldout.json   # its held-out part
 
 Texts: the paragraphs of the CRM demo documents (``ontology/crm/docs``, read as ``docs add`` reads them) and
 two dozen short business notes written for this benchmark (below), repeated in order up to ``--docs``. Each
@@ -230,8 +231,8 @@ def score_dev(extractor: SpacyExtractor, items: Sequence[dict[str, Any]]) -> tup
     return score, notes
 
 
-def dev(misses: bool) -> None:
-    items = json.loads(DEV_CORPUS.read_text(encoding="utf-8"))["items"]
+def dev(corpus: Path, misses: bool) -> None:
+    items = json.loads(corpus.read_text(encoding="utf-8"))["items"]
     names = sorted({n for it in items for n in (*(x for r in it["relations"] for x in (r[0], r[2])),
                                                  *it.get("entities", []))})
     out: dict[str, Any] = {}
@@ -254,11 +255,12 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--words", type=int, default=0, help="join consecutive texts until each has this many words")
     parser.add_argument("--known", type=int, default=0, help="add this many synthetic known names")
     parser.add_argument("--json", type=Path, help="also write the rows to this file")
-    parser.add_argument("--dev", action="store_true", help="score relations on the development corpus instead")
+    parser.add_argument("--dev", nargs="?", type=Path, const=DEV_CORPUS,
+                        help="score relations on the development corpus (or this corpus file) instead")
     parser.add_argument("--misses", action="store_true", help="with --dev: list missed and wrong relations")
     args = parser.parse_args(argv)
     if args.dev:
-        dev(args.misses)
+        dev(args.dev, args.misses)
         return
     n = args.docs or (120 if args.quick else 1000)
     pool = demo_paragraphs() + NOTES
