@@ -539,7 +539,8 @@ class _Sentence:
         """A common noun relating two named prepositional objects: its "of" object and a "by" object as the
         object and agent ("the acquisition of X by Y" -> Y -[acquisition_of]-> X), its "of" object and another
         preposition's ("the sale of X to Y" -> X -[sale_to]-> Y), or a "between"/"among" object's conjoined
-        names ("the partnership between X and Y" -> X -[partnership_with]-> Y)."""
+        names ("the partnership between X and Y" -> X -[partnership_with]-> Y). A common-noun object counts by
+        the names modifying it ("the sale of the Kestrel depot to Y" -> Kestrel -[sale_to]-> Y)."""
         if not self.is_common(noun) or self.entity(noun) != self.g.token_key[noun.i]:
             return
         named: list[tuple[str, list[str]]] = []
@@ -547,7 +548,7 @@ class _Sentence:
             if prep.dep_ != "prep":
                 continue
             keys = [k for c in self.g.kids[prep.i] if c.dep_ == "pobj" for g in self.group(c)
-                    if (k := self.entity(g)) is not None and self.g.named(k)]
+                    for k in self._named_or_modifiers(g)]
             if keys:
                 named.append((prep.lower_, list(dict.fromkeys(keys))))
         if not named:
@@ -566,6 +567,11 @@ class _Sentence:
                 for theme in themes:
                     for k in keys:
                         self.relate(theme, k, f"{slug(words)}_{slug(word)}", [words, word])
+
+    def _named_or_modifiers(self, token: Token) -> list[str]:
+        """The named entity ``token`` stands for, else the names modifying it ("the Quillon connector")."""
+        key = self.entity(token)
+        return [key] if key is not None and self.g.named(key) else self.named_modifiers(token)
 
     def participle_modifier(self, participle: Token) -> None:
         """A name joined to a participle modifying a noun ("the Omaha-based supplier", "a Quillon-owned depot"):

@@ -147,3 +147,8 @@ def test_a_plural_noun_after_a_name_in_a_sentence_without_a_verb_is_its_verb(ext
 def test_a_heading_without_a_verb_relates_nothing(extractor: SpacyExtractor) -> None:
     got = pairs(extractor, "Marlowe Trust Funds Baskerfield Council\n\nThe review is due.")
     assert frozenset(("Sarn Engineering", "Marlowe Trust")) not in got
+
+
+def test_a_nominalisations_object_counts_by_the_names_modifying_it(extractor: SpacyExtractor) -> None:
+    got = triples(extractor, "The board approved the transfer of the Harlin depot to Quillon Foods.")
+    assert ("Harlin", "transfer_to", "Quillon Foods") in got
