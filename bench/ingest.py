@@ -136,6 +136,15 @@ class CountingEmbedder:
         self.distinct.update(texts)
         return self.inner.embed(texts)
 
+    def embed_with_spans(
+        self, texts: Sequence[str], spans: Sequence[Sequence[tuple[int, int]]]
+    ) -> tuple[Vector, list[Vector]]:
+        """Counts the texts (the spans cost no model work of their own), then the inner embedder's spans."""
+        self.calls += 1
+        self.texts += len(texts)
+        self.distinct.update(texts)
+        return self.inner.embed_with_spans(texts, spans)  # type: ignore[attr-defined]
+
 
 def wordpiece_tokens(texts: set[str]) -> int | None:
     """WordPiece tokens (with [CLS]/[SEP], truncated as the model truncates) of ``texts``; ``None`` without the

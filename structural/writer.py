@@ -55,7 +55,9 @@ from hybridkg.structural.records import (
     node_row,
 )
 from hybridkg.structural.texts import (
+    ENTITY_CONTEXTS,
     VectorRecipe,
+    chunk_recipe,
     content_hash,
     entity_recipe,
     relation_recipe,
@@ -133,6 +135,21 @@ class ReconcileResult:
         return any(self.embedded.values()) or any(self.dropped.values())
 
 
+def _compose(recipe: VectorRecipe, texts: list[Vector], pooled: dict[tuple[str, int, int], Vector]) -> Vector:
+    """The recipe's unit vector: its texts' rows, plus the normalised mean of its spans' rows weighted by the
+    spans' share of the characters (the proxy for tokens: as mean pooling over one text holding them all)."""
+    parts = list(texts)
+    if recipe.spans:
+        m = np.sum([pooled[(sp.context, sp.start, sp.end)] for sp in recipe.spans], axis=0)
+        wt = sum(len(t) for t in recipe.texts)
+        ws = sum(sp.end - sp.start for sp in recipe.spans)
+        parts = [p * (wt / (wt + ws)) for p in parts]
+        parts.append(m / max(float(np.linalg.norm(m)), 1e-12) * (ws / (wt + ws)))
+    v = np.sum(parts, axis=0)
+    norm = float(np.linalg.norm(v))
+    return v / norm if norm > 0 and len(parts) > 1 else v
+
+
 def _embed_texts(embedder: Embedder, texts: Sequence[str], *, progress: bool) -> Vector:
     """One row per text, each distinct text embedded once, shortest first, in slices for the progress bar."""
     distinct = sorted(set(texts), key=lambda t: (len(t), t))
@@ -176,6 +193,26 @@ class GraphWriter:
                 names[nid] = str(node.props.get("name") or nid)
         return names
 
+    def chunk_texts(self, ids: Iterable[str], known: Iterable[ChunkRecord] = ()) -> dict[str, str]:
+        """Chunk id -> text, from ``known`` records first, then the graph."""
+        texts = {c.id: c.text for c in known}
+        missing = sorted(set(ids) - set(texts))
+        if missing:
+            for nid, node in self.graph.neighbourhood(CHUNK, missing, depth=0).nodes.items():
+                texts[nid] = str(node.props.get("text") or "")
+        return texts
+
+    @staticmethod
+    def entity_recipe(ent: EntityRecord, contexts: dict[str, str]) -> VectorRecipe:
+        """The entity's recipe from its first chunks' texts (``contexts``: chunk id -> text) and the description
+        extraction gave it in each (:func:`~.texts.entity_recipe`)."""
+        pairs = [
+            (contexts[c], d)
+            for c, d in zip(ent.source_chunks[:ENTITY_CONTEXTS], ent.chunk_descriptions, strict=False)
+            if c in contexts and d
+        ]
+        return entity_recipe(ent.name, ent.description, pairs)
+
     @staticmethod
     def relation_recipe(rel: RelationRecord, names: dict[str, str]) -> VectorRecipe:
         return relation_recipe(names.get(rel.src, rel.src), rel.type, names.get(rel.dst, rel.dst), rel.keywords,
@@ -184,10 +221,12 @@ class GraphWriter:
     def _jobs(self, batch: WriteBatch) -> list[tuple[str, str, VectorRecipe]]:
         """(kind, id, recipe) of every element whose vector must be (re)computed; sets the records' ``vhash``."""
         jobs: list[tuple[str, str, VectorRecipe]] = [
-            ("chunks", c.id, VectorRecipe((c.text,))) for c in batch.chunks
+            ("chunks", c.id, chunk_recipe(c.text)) for c in batch.chunks
         ]
+        contexts = self.chunk_texts({c for e in batch.entities for c in e.source_chunks[:ENTITY_CONTEXTS]},
+                                    batch.chunks)
         for ent in batch.entities:
-            recipe = entity_recipe(ent.name, ent.description)
+            recipe = self.entity_recipe(ent, contexts)
             if ent.vhash != recipe.vhash:
                 ent.vhash = recipe.vhash
                 jobs.append(("entities", ent.id, recipe))
@@ -204,16 +243,33 @@ class GraphWriter:
         return jobs
 
     def vectors_of(self, recipes: Sequence[VectorRecipe], *, progress: bool = False) -> tuple[Vector, int]:
-        """``(one unit row per recipe, distinct texts embedded)``: every distinct text once, in one call."""
-        texts = sorted({t for r in recipes for t in r.texts})
+        """``(one unit row per recipe, distinct texts embedded)``: every distinct text once, then every distinct
+        context once with all the spans recipes pool from it (:meth:`SentenceEmbedder.embed_with_spans`). An
+        embedder without spans gets one call: the texts, the contexts and each span's own text."""
+        wanted: dict[str, dict[tuple[int, int], None]] = {}
+        for r in recipes:
+            for sp in r.spans:
+                wanted.setdefault(sp.context, {})[(sp.start, sp.end)] = None
+        spans = getattr(self.embedder, "embed_with_spans", None)
+        plain = {t for r in recipes for t in r.texts}
+        if spans is None:
+            plain |= set(wanted) | {c[lo:hi] for c, ss in wanted.items() for lo, hi in ss}
+        texts = sorted(plain)
         matrix = _embed_texts(self.embedder, texts, progress=progress)
-        row = {t: i for i, t in enumerate(texts)}
+        row = {t: matrix[i] for i, t in enumerate(texts)}
+        pooled: dict[tuple[str, int, int], Vector] = {}
+        if spans is None:
+            pooled = {(c, lo, hi): row[c[lo:hi]] for c, ss in wanted.items() for lo, hi in ss}
+        elif wanted:
+            contexts = sorted(wanted, key=lambda c: (len(c), c))
+            _, rows = spans(contexts, [list(wanted[c]) for c in contexts])
+            for context, got in zip(contexts, rows, strict=True):
+                for (lo, hi), v in zip(wanted[context], np.asarray(got, dtype=np.float32), strict=True):
+                    pooled[(context, lo, hi)] = v
         out = np.empty((len(recipes), self.embedder.dim), dtype=np.float32)
         for i, recipe in enumerate(recipes):
-            v = matrix[[row[t] for t in recipe.texts]].sum(axis=0)
-            norm = float(np.linalg.norm(v))
-            out[i] = v / norm if norm > 0 and len(recipe.texts) > 1 else v
-        return out, len(texts)
+            out[i] = _compose(recipe, [row[t] for t in recipe.texts], pooled)
+        return out, len(plain | set(wanted))
 
     # ------------------------------------------------------------------------------------------ write
 
@@ -347,9 +403,10 @@ class GraphWriter:
         label = ENTITY if kind == "entities" else CHUNK
         nodes = self.graph.neighbourhood(label, ids, depth=0).nodes
         if kind == "chunks":
-            return list(nodes), [VectorRecipe((str(n.props.get("text") or ""),)) for n in nodes.values()]
+            return list(nodes), [chunk_recipe(str(n.props.get("text") or "")) for n in nodes.values()]
         ents = [from_props(EntityRecord, {**n.props, "id": nid}) for nid, n in nodes.items()]
-        return [e.id for e in ents], [entity_recipe(e.name, e.description) for e in ents]
+        contexts = self.chunk_texts({c for e in ents for c in e.source_chunks[:ENTITY_CONTEXTS]})
+        return [e.id for e in ents], [self.entity_recipe(e, contexts) for e in ents]
 
     # ------------------------------------------------------------------------------------------ names
 

@@ -30,6 +30,10 @@ def content_key(text: str) -> bytes:
     return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
 
 
+def _span_key(key: bytes, start: int, end: int) -> bytes:
+    return key + f":{start}:{end}".encode()
+
+
 class CachedEmbedder:
     """Wraps ``inner`` with a cache of at most ``max_items`` embeddings (0 disables caching, not de-duplication)."""
 
@@ -59,6 +63,54 @@ class CachedEmbedder:
     def clear(self) -> None:
         with self._lock:
             self._rows.clear()
+
+    def embed_with_spans(
+        self, texts: Sequence[str], spans: Sequence[Sequence[tuple[int, int]]]
+    ) -> tuple[Vector, list[Vector]]:
+        """The inner embedder's pooled spans (see :meth:`SentenceEmbedder.embed_with_spans`), cached per text and
+        span; a text with any span not cached goes to the inner embedder whole. Without span support inside,
+        each span is embedded as its own text (through the cache)."""
+        inner = getattr(self._inner, "embed_with_spans", None)
+        if inner is None:
+            pieces = [t[lo:hi] for t, ss in zip(texts, spans, strict=True) for lo, hi in ss]
+            matrix = self.embed([*texts, *pieces])
+            out, at = [], len(texts)
+            for ss in spans:
+                out.append(matrix[at : at + len(ss)])
+                at += len(ss)
+            return matrix[: len(texts)], out
+        vectors = np.empty((len(texts), self.dim), dtype=np.float32)
+        pooled = [np.empty((len(ss), self.dim), dtype=np.float32) for ss in spans]
+        keys = [content_key(t) for t in texts]
+        todo: list[int] = []
+        with self._lock:
+            for i, (key, ss) in enumerate(zip(keys, spans, strict=True)):
+                rows = [self._rows.get(key), *(self._rows.get(_span_key(key, lo, hi)) for lo, hi in ss)]
+                if any(r is None for r in rows):
+                    todo.append(i)
+                    continue
+                vectors[i] = rows[0]
+                pooled[i][:] = rows[1:]
+            self._hits += len(texts) - len(todo)
+            self._misses += len(todo)
+        if not todo:
+            return vectors, pooled
+        fresh, fresh_pooled = inner([texts[i] for i in todo], [spans[i] for i in todo])
+        with self._lock:
+            for i, v, p in zip(todo, fresh, fresh_pooled, strict=True):
+                vectors[i] = v
+                pooled[i][:] = p
+                if self._max:
+                    self._put(keys[i], v)
+                    for (lo, hi), row in zip(spans[i], p, strict=True):
+                        self._put(_span_key(keys[i], lo, hi), row)
+            while len(self._rows) > self._max:
+                self._rows.popitem(last=False)
+        return vectors, pooled
+
+    def _put(self, key: bytes, row: Vector) -> None:
+        self._rows[key] = np.array(row, dtype=np.float32)
+        self._rows.move_to_end(key)
 
     def embed(self, texts: Sequence[str]) -> Vector:
         if isinstance(texts, str):

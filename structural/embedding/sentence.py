@@ -26,7 +26,9 @@ import numpy as np
 
 from hybridkg.errors import BackendUnavailable, HybridKGError, InvalidInput
 from hybridkg.structural.base import Vector
+from hybridkg.structural.extract.sentences import sentence_spans
 
+SPAN_GROUP = 256  # texts pooled together: their token states are held in memory at once
 OFFLINE_ENV = {"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1"}
 # Defaults a deployment may override: no "Loading weights" bar in a server's log; OpenMP workers that sleep
 # instead of spinning (measured on the 2-core VM with other work running: 59-76 names/s spinning, 267-409
@@ -117,12 +119,8 @@ class SentenceEmbedder:
         if not texts:
             return np.zeros((0, self._dim), dtype=np.float32)
         model = self._load()
-        encoded = model.tokenizer(texts, truncation=True, max_length=model.max_seq_length)["input_ids"]
-        lengths = [len(ids) for ids in encoded]
-        order = sorted(range(len(texts)), key=lengths.__getitem__)
         out = np.empty((len(texts), self._dim), dtype=np.float32)
-        for start, end in token_batches([lengths[i] for i in order], self._batch_tokens, self._batch_size):
-            rows = order[start:end]
+        for rows, _ in self._passes(model, texts, tokens=False):
             out[rows] = model.encode(
                 [texts[i] for i in rows],
                 batch_size=len(rows),
@@ -131,6 +129,90 @@ class SentenceEmbedder:
                 show_progress_bar=False,
             )
         return out
+
+    def embed_with_spans(
+        self, texts: Sequence[str], spans: Sequence[Sequence[tuple[int, int]]]
+    ) -> tuple[Vector, list[Vector]]:
+        """Each text's vector and one unit row per ``(start, end)`` character span of it, from one forward pass
+        per sentence: a text is cut into its sentences (:func:`~.extract.sentences.sentence_spans`), each
+        sentence runs through the model on its own (a sentence shared by several texts once), and a text's or a
+        span's vector is the mean of the token states inside it (pooling after the model, as in "late chunking",
+        Günther et al. 2024, but over sentence windows: pooled from a whole chunk's pass, the states of every
+        entity in a chunk drift towards the chunk's topic, and entities of one chunk become hard to tell apart).
+        A span with no token (cut off by the model's truncation) is embedded on its own."""
+        texts = list(texts)
+        if len(spans) != len(texts) or not all(isinstance(t, str) for t in texts):
+            raise InvalidInput("embed_with_spans() takes texts and one list of spans per text")
+        vectors = np.empty((len(texts), self._dim), dtype=np.float32)
+        pooled = [np.empty((len(s), self._dim), dtype=np.float32) for s in spans]
+        for at in range(0, len(texts), SPAN_GROUP):
+            group = range(at, min(at + SPAN_GROUP, len(texts)))
+            self._pool_group(texts, spans, group, vectors, pooled)
+        return vectors, pooled
+
+    def _pool_group(
+        self,
+        texts: list[str],
+        spans: Sequence[Sequence[tuple[int, int]]],
+        group: range,
+        vectors: Vector,
+        pooled: list[Vector],
+    ) -> None:
+        windows: dict[str, int] = {}  # distinct sentence text -> row
+        layout: list[list[tuple[int, int]]] = []  # per text: (window row, start offset in the text)
+        for i in group:
+            parts = sentence_spans(texts[i]) or [(0, len(texts[i]))]
+            layout.append([(windows.setdefault(texts[i][lo:hi] or " ", len(windows)), lo) for lo, hi in parts])
+        states, offsets = self._token_states(list(windows))
+        cut: list[tuple[int, int, str]] = []
+        for i, parts in zip(group, layout, strict=True):
+            rows = np.concatenate([states[w] for w, _ in parts])
+            marks = np.concatenate([offsets[w] + lo for w, lo in parts])
+            v = rows.mean(axis=0) if len(rows) else np.zeros(self._dim, dtype=np.float32)
+            vectors[i] = v / max(float(np.linalg.norm(v)), 1e-12)
+            for k, (lo, hi) in enumerate(spans[i]):
+                inside = (marks[:, 1] > lo) & (marks[:, 0] < hi)
+                if not inside.any():
+                    cut.append((i, k, texts[i][lo:hi]))
+                    continue
+                u = rows[inside].mean(axis=0)
+                pooled[i][k] = u / max(float(np.linalg.norm(u)), 1e-12)
+        if cut:
+            alone = self.embed([t or " " for _, _, t in cut])
+            for (i, k, _), row in zip(cut, alone, strict=True):
+                pooled[i][k] = row
+
+    def _token_states(self, texts: list[str]) -> tuple[list[Vector], list[np.ndarray]]:
+        """Per text: the model's states of its real tokens (special tokens left out) and their character
+        offsets, ``(n, 2)``."""
+        states: list[Vector] = [np.zeros((0, self._dim), dtype=np.float32)] * len(texts)
+        marks: list[np.ndarray] = [np.zeros((0, 2), dtype=np.int64)] * len(texts)
+        if not texts:
+            return states, marks
+        model = self._load()
+        for rows, offsets in self._passes(model, texts, tokens=True):
+            outputs = model.encode(
+                [texts[i] for i in rows], batch_size=len(rows), output_value=None, convert_to_numpy=False,
+                show_progress_bar=False,
+            )
+            for i, output in zip(rows, outputs, strict=True):
+                where = np.asarray(offsets[i], dtype=np.int64).reshape(-1, 2)
+                real = where[:, 1] > where[:, 0]  # special tokens have empty offsets
+                states[i] = output["token_embeddings"].float().numpy()[: len(where)][real]
+                marks[i] = where[real]
+        return states, marks
+
+    def _passes(self, model: Any, texts: list[str], *, tokens: bool) -> Any:
+        """``(rows, offsets)`` per forward pass: the texts sorted by WordPiece length and cut by the token
+        budget; ``offsets`` (every text's token character offsets, by row) only when ``tokens``."""
+        encoded = model.tokenizer(
+            texts, truncation=True, max_length=model.max_seq_length, return_offsets_mapping=tokens
+        )
+        lengths = [len(ids) for ids in encoded["input_ids"]]
+        offsets = encoded["offset_mapping"] if tokens else None
+        order = sorted(range(len(texts)), key=lengths.__getitem__)
+        for start, end in token_batches([lengths[i] for i in order], self._batch_tokens, self._batch_size):
+            yield order[start:end], offsets
 
     def _load(self) -> Any:
         with self._lock:

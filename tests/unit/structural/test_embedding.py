@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -165,3 +166,45 @@ def test_sentence_embedder_ranks_medical_synonyms_together() -> None:
     assert np.isfinite(rows).all()
     assert np.allclose(np.linalg.norm(rows, axis=1), 1.0, atol=1e-5)
     assert cos(rows[0], rows[1]) > cos(rows[0], rows[2]) + 0.2
+
+
+class _SpanRecorder:
+    """A hashing embedder with a span pass that pools nothing real: each span row is the span's own text."""
+
+    def __init__(self) -> None:
+        self.inner = HashEmbedder(32)
+        self.span_calls: list[list[str]] = []
+
+    @property
+    def dim(self) -> int:
+        return self.inner.dim
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        return self.inner.embed(texts)
+
+    def embed_with_spans(self, texts: Sequence[str], spans: Sequence[Sequence[tuple[int, int]]]) -> Any:
+        self.span_calls.append(list(texts))
+        pooled = [self.inner.embed([t[a:b] for a, b in ss]) for t, ss in zip(texts, spans, strict=True)]
+        return self.inner.embed(texts), pooled
+
+
+def test_cache_keeps_span_rows_and_asks_again_only_for_a_new_span() -> None:
+    inner = _SpanRecorder()
+    cache = CachedEmbedder(inner, 100)
+    v1, p1 = cache.embed_with_spans(["Dana Reyes runs Ledgerline.", "x y"], [[(0, 10)], []])
+    v2, p2 = cache.embed_with_spans(["Dana Reyes runs Ledgerline."], [[(0, 10)]])
+    assert inner.span_calls == [["Dana Reyes runs Ledgerline.", "x y"]]
+    np.testing.assert_array_equal(v1[0], v2[0])
+    np.testing.assert_array_equal(p1[0], p2[0])
+    np.testing.assert_array_equal(p1[0][0], inner.inner.embed(["Dana Reyes"])[0])
+    cache.embed_with_spans(["Dana Reyes runs Ledgerline."], [[(0, 10), (16, 26)]])
+    assert len(inner.span_calls) == 2, "a span not cached sends its text again"
+    assert cache.stats.misses == 3
+    assert cache.stats.hits == 1
+
+
+def test_cache_over_an_embedder_without_spans_embeds_each_span_as_text() -> None:
+    cache = CachedEmbedder(HashEmbedder(32), 100)
+    vectors, [rows] = cache.embed_with_spans(["Corvid Labs hired Dana Reyes."], [[(0, 11), (18, 28)]])
+    np.testing.assert_array_equal(rows, HashEmbedder(32).embed(["Corvid Labs", "Dana Reyes"]))
+    np.testing.assert_array_equal(vectors[0], HashEmbedder(32).embed(["Corvid Labs hired Dana Reyes."])[0])

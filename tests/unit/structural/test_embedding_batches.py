@@ -43,3 +43,51 @@ def test_batched_vectors_equal_one_text_at_a_time_in_the_order_asked() -> None:
     np.testing.assert_allclose(rows, alone, atol=2e-5)
     np.testing.assert_array_equal(rows[1], rows[5])
     np.testing.assert_allclose(SentenceEmbedder().embed(texts), rows, atol=2e-5)
+
+
+SHARED = "Mira Holt flies the night route for Kestrel Shipping."
+CHUNK_A = f"The fleet grew to nine aircraft in May. {SHARED} Fuel costs fell by a tenth."
+CHUNK_B = f"{SHARED}\nThe board of the orchard cooperative met on Tuesday about apple prices."
+
+
+def _pooled_alone(embedder: SentenceEmbedder, text: str) -> np.ndarray:
+    _, [row] = embedder.embed_with_spans([text], [[(0, len(text))]])
+    return np.asarray(row[0])
+
+
+def test_a_span_is_pooled_from_its_own_sentence_pass_whatever_the_chunk() -> None:
+    embedder = SentenceEmbedder(batch_tokens=64)
+    a, b = CHUNK_A.index(SHARED), CHUNK_B.index(SHARED)
+    vectors, pooled = embedder.embed_with_spans(
+        [CHUNK_A, CHUNK_B], [[(a, a + len(SHARED)), (0, 3)], [(b, b + len(SHARED))]]
+    )
+    assert vectors.shape == (2, 384)
+    assert [p.shape for p in pooled] == [(2, 384), (1, 384)]
+    np.testing.assert_allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
+    # the same sentence in two chunks: the same vector (no drift towards either chunk's topic)
+    np.testing.assert_allclose(pooled[0][0], pooled[1][0], atol=2e-5)
+    np.testing.assert_allclose(pooled[0][0], _pooled_alone(embedder, SHARED), atol=2e-5)
+    # the token mean of a one-sentence text is close to the model's own (CLS/SEP left out)
+    assert float(_pooled_alone(embedder, SHARED) @ embedder.embed([SHARED])[0]) > 0.97
+    # a part of a sentence pools that part's tokens: closer to its own words than to the rest
+    the = pooled[0][1]
+    assert not np.allclose(the, pooled[0][0], atol=1e-3)
+    # the chunk's vector is the mean of all its sentences' tokens: each sentence contributes
+    others = embedder.embed(["The board of the orchard cooperative met on Tuesday about apple prices."])[0]
+    assert float(vectors[1] @ others) > float(pooled[1][0] @ others)
+
+
+def test_a_span_past_the_models_truncation_is_embedded_on_its_own() -> None:
+    embedder = SentenceEmbedder()
+    tail = "Halden Foods buys the spare capacity."
+    long = " ".join(["alpha"] * 400) + " " + tail  # one "sentence" of 400+ tokens: cut at 256
+    at = long.index(tail)
+    _, [rows] = embedder.embed_with_spans([long], [[(at, at + len(tail))]])
+    np.testing.assert_allclose(rows[0], embedder.embed([tail])[0], atol=2e-5)
+
+
+def test_embed_with_spans_rejects_mismatched_spans() -> None:
+    from hybridkg.errors import InvalidInput
+
+    with pytest.raises(InvalidInput, match="one list of spans per text"):
+        SentenceEmbedder().embed_with_spans(["a", "b"], [[(0, 1)]])

@@ -116,7 +116,7 @@ def test_one_call_embeds_each_distinct_text_once_shortest_first(kb: StructuralKB
     emb.calls.clear()
     changes = kb.add_documents([("a", T1), ("b", T2), ("c", T1)], domain="d")
     assert [c.action for c in changes] == ["added", "added", "added"]
-    assert len(emb.calls) == 1, "one embedding call for the whole batch"
+    assert len(emb.calls) == 1, "one embedding call for the whole batch (an embedder without spans)"
     texts = emb.texts()
     assert len(texts) == len(set(texts)), "a text shared by two documents is embedded once"
     assert [len(t) for t in texts] == sorted(len(t) for t in texts)

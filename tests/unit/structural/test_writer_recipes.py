@@ -19,7 +19,7 @@ from hybridkg.structural.factory import open_structural_kb
 from hybridkg.structural.knowledge import StructuralKB
 from hybridkg.structural.records import RelationRecord
 from hybridkg.structural.settings import StructuralConfig
-from hybridkg.structural.texts import entity_recipe, entity_text, relation_recipe
+from hybridkg.structural.texts import entity_recipe, entity_text, quoted_spans, relation_recipe
 from hybridkg.structural.writer import KINDS, GraphWriter
 
 A = "Orla Penn chairs the board of Wexford Mills. Wexford Mills sells yarn in Galway."
@@ -85,22 +85,40 @@ def test_a_relation_recipe_embeds_its_names_and_phrase_apart_but_a_curated_one_w
 # --------------------------------------------------------------------------------------------- vectors
 
 
-def test_relation_vectors_are_composed_and_entity_and_chunk_vectors_are_their_text(kb: StructuralKB) -> None:
+def test_relation_vectors_are_composed_and_entity_vectors_pool_their_quoted_sentences(kb: StructuralKB) -> None:
     kb.add_documents([("a", A)], domain="d")
     emb = kb.embedder
     assert isinstance(emb, RecordingEmbedder)
+    quoted = "Orla Penn chairs the board of Wexford Mills."
     texts = [t for call in emb.calls for t in call]
-    assert not any(t.startswith("Orla Penn chairs") for t in texts if t != A), "no sentence-long relation text"
+    assert not any(t.startswith("Orla Penn chairs") for t in texts if t not in (A, quoted)), \
+        "no sentence-long relation text"
     stored = _stored(kb)
     [chunk] = stored["chunks"].values()
     assert np.allclose(chunk, emb.inner.embed([A])[0], atol=1e-6)
     orla = next(v for i, v in stored["entities"].items() if i.endswith("orla penn"))
-    want = emb.inner.embed([entity_text("Orla Penn", TABLE[A].entities[0].description)])[0]
-    assert np.allclose(orla, want, atol=1e-6)
+    # an embedder without spans embeds each span as its own text; weights are the characters' shares
+    head, sentence = emb.inner.embed(["Orla Penn: chair of Wexford Mills", quoted])
+    wt, ws = len("Orla Penn: chair of Wexford Mills"), len(quoted)
+    assert np.allclose(orla, _unit(wt * head + ws * sentence), atol=1e-5)
     assert entity_recipe("Orla Penn", "x").vhash == entity_recipe("Orla Penn", "x").vhash
+    assert entity_recipe("Orla Penn", "x").texts == (entity_text("Orla Penn", "x"),), "no chunk: the text alone"
     [rel] = stored["relations"].values()
     parts = emb.inner.embed(["Orla Penn", "Wexford Mills", "chairs. board"])
     assert np.allclose(rel, _unit(parts.sum(axis=0)), atol=1e-5)
+
+
+def test_quoted_spans_split_a_description_into_the_chunk_sentences_it_quotes_and_facts() -> None:
+    chunk = "Mira Holt joined in 2019.\nShe flies the  Kestrel route; the fleet is new."
+    desc = "chief pilot of Kestrel Shipping; pilot. She flies the Kestrel route; the fleet is new."
+    spans, facts = quoted_spans([(chunk, desc)])
+    assert [chunk[s.start : s.end] for s in spans] == ["She flies the  Kestrel route", "the fleet is new."]
+    assert facts == ["chief pilot of Kestrel Shipping", "pilot"]
+    recipe = entity_recipe("Mira Holt", desc, [(chunk, desc)])
+    assert recipe.texts == ("Mira Holt: chief pilot of Kestrel Shipping; pilot",)
+    assert recipe.spans == spans
+    assert recipe.vhash != entity_recipe("Mira Holt", desc, [(chunk + " More.", desc)]).vhash, "the context counts"
+    assert quoted_spans([(chunk, "Nothing here is quoted.")]) == ((), ["Nothing here is quoted"])
 
 
 def test_a_phrase_and_a_name_shared_by_relations_are_embedded_once(kb: StructuralKB) -> None:
