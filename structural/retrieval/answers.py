@@ -27,6 +27,16 @@ from hybridkg.structural.retrieval.memo import BoundedMemo
 from hybridkg.structural.retrieval.results import LinkedEntity
 
 _WORD = re.compile(r"\w+")
+#: The open-class words of the extractor's stopword list (light verbs, ordinals, "new"): a question's relation
+#: ("Who makes Ledgerline?", "Who took over Corvid?") or a restriction ("the first customer"), not a function word.
+OPEN_CLASS = frozenset(
+    {
+        *("make", "makes", "made", "take", "takes", "taken", "took", "get", "gets", "got", "use", "used", "using"),
+        *("include", "includes", "included", "let", "lets", "new", "first", "second", "last", "next"),
+    }
+)
+#: Function words: what a question may say beyond the names it links and still ask about them alone.
+FUNCTION_WORDS = STOPWORDS - OPEN_CLASS
 MAX_TYPE_WORDS = 3
 TYPE_WEIGHT = 0.5
 #: The wh-words that name their answer's kind themselves.
@@ -58,13 +68,14 @@ def expected_type(query: str) -> str | None:
 
 def asks_beyond_names(query: str, linked: Sequence[LinkedEntity]) -> bool:
     """Whether ``query`` says more than the names it links: a word outside every linked mention that is not a
-    stopword (``"Who is Dana Reyes?"`` says nothing more; ``"Where is Corvid headquartered?"`` does)."""
+    function word (``"Who is Dana Reyes?"`` says nothing more; ``"Where is Corvid headquartered?"`` and ``"Who
+    makes Ledgerline?"`` do)."""
     spans = [(e.start, e.end) for e in linked]
     for match in _WORD.finditer(query):
         if any(lo <= match.start() < hi for lo, hi in spans):
             continue
         word = match.group().casefold()
-        if word not in STOPWORDS and not word.isdigit():
+        if word not in FUNCTION_WORDS and not word.isdigit():
             return True
     return False
 
