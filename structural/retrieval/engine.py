@@ -56,7 +56,7 @@ from hybridkg.structural.retrieval.ego import AdjacencyMemo, GraphCache, build_e
 from hybridkg.structural.retrieval.fusion import Evidence, alpha_weight_for, merge_runs, score_run
 from hybridkg.structural.retrieval.hops import BridgeChunks, HopReading, read_hops
 from hybridkg.structural.retrieval.linking import EntityLinker
-from hybridkg.structural.retrieval.reader import question_terms, rrf
+from hybridkg.structural.retrieval.reader import readable, rrf
 from hybridkg.structural.retrieval.results import (
     ContextChunk,
     LinkedEntity,
@@ -246,7 +246,7 @@ class Retriever:
         first_top = [ids[p] for p in answer_order(pool_entities, ids, query, result.linked, k_out)]
         chunk_nodes, prior = self._chunk_pool(cache, first_top, pool, naive)
         hop = HopReading()
-        if cfg.read_chunks and question_terms(query, result.linked):  # no question term: nothing to read for
+        if cfg.read_chunks and readable(query, result.linked):
             have = {n.id for n in chunk_nodes}
             read_nodes = chunk_nodes + self._linked_chunks(cache, q, result.linked, pool, have)
             hop = self._read(query, result.linked, read_nodes, cache, wanted, pool)

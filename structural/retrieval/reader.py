@@ -15,11 +15,14 @@ question-answering reader has always used (passage retrieval for factoid QA, e.g
   chunk (:data:`SAME_CHUNK`), not at all (0); averaged over the linked entities (1 when none is linked).
 
 ``score(s) = presence(s) * lex(s)`` (a sentence sharing no term with the question says nothing about it: every
-entity near the subject would otherwise gain a rank in the fusion), and a named entity's reading score is the best
-score of a sentence that names it (the question's own entities excluded). Names are found by their name and
+entity near the subject would otherwise gain a rank in the fusion; a question whose every content word is inside
+the two or more names it links, "Who is the head of IT at Tarn Valley?", reads by presence alone, ``lex`` 1),
+and a named entity's reading score is the best score of a sentence that names it (the question's own entities
+excluded). Names are found by their name and
 aliases, case-insensitively on word boundaries, with any run of whitespace between their words (hard-wrapped
 text). The engine fuses this order with the graph's by reciprocal rank (:func:`rrf`), so neither scale has to
-be calibrated against the other.
+be calibrated against the other. :mod:`.hops` reads on from the entities found here when the best reading leaves
+question terms unexplained (:class:`Passages` and :class:`Reading` serve both hops).
 """
 
 from __future__ import annotations
@@ -182,8 +185,9 @@ class Passages:
             self.entities.setdefault(i, node)
 
     def lex(self, covered: frozenset[str]) -> float:
+        """Share of the question's idf ``covered`` (1 for a question without terms: nothing is left unsaid)."""
         total = sum(self.idf.values())
-        return sum(self.idf[t] for t in covered) / total if total > 0 else 0.0
+        return sum(self.idf[t] for t in covered) / total if total > 0 else 1.0
 
     def pattern(self, entity: str) -> re.Pattern[str] | None:
         if entity not in self.patterns:
@@ -209,14 +213,14 @@ class Passages:
         chunks: Sequence[Node],
         topics: Sequence[str],
         start: Reading,
-        wanted: frozenset[str],
+        wanted: frozenset[str] | None,
         exclude: Container[str],
         out: dict[str, Reading],
     ) -> None:
         """Read ``rows`` (the sentences of ``chunks``) about ``topics`` (presence as in the module docstring; every
         sentence is on topic when there is none), continuing a reading ``start``: a sentence counts when it holds
-        a term of ``wanted``, and scores ``start.mark * presence * lex(start.covered | its terms)``. Each entity
-        named in it (outside ``exclude``) keeps its best reading in ``out``."""
+        a term of ``wanted`` (any sentence when ``None``), and scores ``start.mark * presence * lex(start.covered |
+        its terms)``. Each entity named in it (outside ``exclude``) keeps its best reading in ``out``."""
         marks_of = presence(rows, {i: self.pattern(i) for i in topics})
         terms = self.idf.keys()
         for row, marks, node in zip(rows, marks_of, chunks, strict=True):
@@ -226,7 +230,7 @@ class Passages:
             for s, mark in zip(row, marks, strict=True):
                 if mark <= 0.0:
                     continue
-                if wanted.isdisjoint(s.stems):
+                if wanted is not None and wanted.isdisjoint(s.stems):
                     continue
                 found = frozenset(t for t in terms if t in s.stems)
                 covered = start.covered | found
@@ -258,14 +262,22 @@ def read_first(
     """:func:`read` with each entity's :class:`Reading`, and the :class:`Passages` to read on from (``None`` when
     the question has no term or there is nothing to read)."""
     terms = question_terms(query, linked)
-    rows = sentences_of(chunks) if terms else []
+    rows = sentences_of(chunks) if readable(query, linked) else []
     if not any(rows):
-        return None, {}  # no question term (a sentence sharing none scores 0) or nothing to read
+        return None, {}  # nothing to read for (see readable) or nothing to read
     passages = Passages.of(terms, chunks, rows, entities)
     topics = list(dict.fromkeys(e.id for e in linked))
     out: dict[str, Reading] = {}
-    passages.read(rows, chunks, topics, START, passages.terms, set(topics), out)
+    passages.read(rows, chunks, topics, START, passages.terms or None, set(topics), out)
     return passages, out
+
+
+def readable(query: str, linked: Sequence[LinkedEntity]) -> bool:
+    """Whether reading can score a sentence for ``query``: it has a term outside its linked mentions, or it links
+    two entities or more (then a sentence naming them together is the evidence, whatever its words: "Who is the
+    head of IT at Tarn Valley?" with both "head of IT" and "Tarn Valley" linked). A question that names one
+    entity and says nothing more reads nothing (any sentence about the entity would score)."""
+    return bool(question_terms(query, linked)) or len({e.id for e in linked}) >= 2
 
 
 def rrf(orders: Iterable[Sequence[str]], k: float = RRF_K) -> dict[str, float]:

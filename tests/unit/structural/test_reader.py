@@ -144,3 +144,17 @@ def test_the_reader_finds_an_answer_no_relation_states(retriever: Retriever) -> 
 
 def test_reading_respects_the_domain(retriever: Retriever) -> None:
     assert retriever.retrieve(QUERY, mode="local", domain="other", top_k=3).items == []
+
+
+def test_a_question_linking_two_entities_and_no_other_term_reads_the_sentences_naming_both() -> None:
+    text = "Mira Castell, head of audit at Orrin Foods, signed the accounts. Jonas Wick joined Orrin Foods in May."
+    chunk = Node("c4", CHUNK, {"text": text, "entity_ids": ["orrin", "mira", "jonas", "role"]})
+    entities = {**ENTITIES, "role": _entity("role", "head of audit")}
+    q = "Who is the head of audit at Orrin Foods?"
+    linked = [_link(q, "head of audit", "role"), _link(q, "Orrin Foods", "orrin")]
+    assert question_terms(q, linked) == []  # every content word is inside a linked mention
+    scores = read(q, linked, [chunk], entities)
+    assert scores["mira"] == pytest.approx(1.0)  # named with both
+    assert scores["jonas"] == pytest.approx((1.0 + PREVIOUS) / 2)  # the role is in the sentence before
+    one = "Who is Orrin Foods?"
+    assert read(one, [_link(one, "Orrin Foods", "orrin")], [chunk], entities) == {}  # one name, nothing more
