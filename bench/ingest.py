@@ -136,6 +136,9 @@ class CountingEmbedder:
         self.distinct.update(texts)
         return self.inner.embed(texts)
 
+    def prefetch(self, texts: Sequence[str]) -> None:
+        self.inner.prefetch(texts)  # type: ignore[attr-defined]
+
     def embed_with_spans(
         self, texts: Sequence[str], spans: Sequence[Sequence[tuple[int, int]]]
     ) -> tuple[Vector, list[Vector]]:

@@ -326,6 +326,7 @@ class StructuralKB:
             plans = [self._plan_document(i.doc_id, p, stored.get(i.doc_id), domain, how)
                      for i, p in zip(items, prepared, strict=True)]
             todo = [p for p in plans if p.action is not Action.UNCHANGED]
+            self.writer.prefetch([c.text for p in todo for c in p.new_chunks])
             self._extract(todo, domain, progress=progress)
             batch = WriteBatch()
             for p in todo:

@@ -202,6 +202,13 @@ class GraphWriter:
                 texts[nid] = str(node.props.get("text") or "")
         return texts
 
+    def prefetch(self, chunks: Sequence[str]) -> None:
+        """Let the embedder start the passes of chunks about to be written (before their extraction), when it
+        can (:meth:`SentenceEmbedder.prefetch`)."""
+        prefetch = getattr(self.embedder, "prefetch", None)
+        if prefetch is not None and chunks:
+            prefetch(chunks)
+
     @staticmethod
     def entity_recipe(ent: EntityRecord, contexts: dict[str, str]) -> VectorRecipe:
         """The entity's recipe from its first chunks' texts (``contexts``: chunk id -> text) and the description

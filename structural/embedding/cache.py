@@ -64,6 +64,12 @@ class CachedEmbedder:
         with self._lock:
             self._rows.clear()
 
+    def prefetch(self, texts: Sequence[str]) -> None:
+        """The inner embedder's prefetch (see :meth:`SentenceEmbedder.prefetch`), when it has one."""
+        prefetch = getattr(self._inner, "prefetch", None)
+        if prefetch is not None:
+            prefetch(texts)
+
     def embed_with_spans(
         self, texts: Sequence[str], spans: Sequence[Sequence[tuple[int, int]]]
     ) -> tuple[Vector, list[Vector]]:

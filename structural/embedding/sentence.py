@@ -16,6 +16,7 @@ batch 10.3 s, 32 a batch 8.6 s, a budget of 2,048 tokens 7.8 s, 4,096 7.3 s, 8,1
 from __future__ import annotations
 
 import json
+import logging
 import os
 import threading
 from collections.abc import Sequence
@@ -28,7 +29,10 @@ from hybridkg.errors import BackendUnavailable, HybridKGError, InvalidInput
 from hybridkg.structural.base import Vector
 from hybridkg.structural.extract.sentences import sentence_spans
 
+PREFETCH_TOKENS = 65_536  # token states a prefetch holds at most (~100 MB of float32)
 SPAN_GROUP = 256  # texts pooled together: their token states are held in memory at once
+log = logging.getLogger(__name__)
+
 OFFLINE_ENV = {"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1"}
 # Defaults a deployment may override: no "Loading weights" bar in a server's log; OpenMP workers that sleep
 # instead of spinning (measured on the 2-core VM with other work running: 59-76 names/s spinning, 267-409
@@ -101,6 +105,9 @@ class SentenceEmbedder:
         self._device = device
         self._model: Any = None
         self._lock = threading.Lock()
+        self._run = threading.Lock()  # one caller of the model at a time (a prefetch holds it while it runs)
+        self._ready: dict[str, tuple[Vector, np.ndarray]] = {}  # sentence -> token states, offsets (prefetched)
+        self._prefetch: threading.Thread | None = None
 
     @property
     def dim(self) -> int:
@@ -120,15 +127,58 @@ class SentenceEmbedder:
             return np.zeros((0, self._dim), dtype=np.float32)
         model = self._load()
         out = np.empty((len(texts), self._dim), dtype=np.float32)
-        for rows, _ in self._passes(model, texts, tokens=False):
-            out[rows] = model.encode(
-                [texts[i] for i in rows],
-                batch_size=len(rows),
-                convert_to_numpy=True,
-                normalize_embeddings=True,
-                show_progress_bar=False,
-            )
+        with self._run:
+            for rows, _ in self._passes(model, texts, tokens=False):
+                out[rows] = model.encode(
+                    [texts[i] for i in rows],
+                    batch_size=len(rows),
+                    convert_to_numpy=True,
+                    normalize_embeddings=True,
+                    show_progress_bar=False,
+                )
         return out
+
+    def prefetch(self, texts: Sequence[str]) -> None:
+        """Start the sentence passes of ``texts`` on a background thread (at most :data:`PREFETCH_TOKENS` tokens'
+        states are held), so that a later :meth:`embed_with_spans` of them only pools. Ingestion calls it
+        before extraction: the model then runs on one core while the parser runs on the other. Any later call of
+        the model waits for the prefetch to finish; a prefetch that fails leaves the work to that call."""
+        self.wait()
+        with self._lock:
+            self._ready.clear()  # states a failed ingestion never used
+        windows: dict[str, None] = {}
+        budget = PREFETCH_TOKENS * 4  # characters, ~4 a WordPiece token
+        for text in texts:
+            for lo, hi in sentence_spans(text) or [(0, len(text))]:
+                piece = text[lo:hi] or " "
+                if piece not in windows:
+                    windows[piece] = None
+                    budget -= len(piece)
+            if budget <= 0:
+                break
+        if not windows:
+            return
+        thread = threading.Thread(target=self._prefetched, args=(list(windows),), name="hybridkg-embed-prefetch",
+                                  daemon=True)
+        self._prefetch = thread
+        thread.start()
+
+    def wait(self) -> None:
+        """Wait for a running prefetch."""
+        thread = self._prefetch
+        if thread is not None:
+            thread.join()
+            self._prefetch = None
+
+    def _prefetched(self, windows: list[str]) -> None:
+        try:
+            states, marks = self._token_states(windows)
+        except Exception:  # the synchronous call that needs these states runs the model again and reports it
+            log.debug("embedding prefetch failed", exc_info=True)
+            return
+        with self._lock:
+            for w, st, mk in zip(windows, states, marks, strict=True):
+                self._ready[w] = (st, mk)
 
     def embed_with_spans(
         self, texts: Sequence[str], spans: Sequence[Sequence[tuple[int, int]]]
@@ -163,7 +213,7 @@ class SentenceEmbedder:
         for i in group:
             parts = sentence_spans(texts[i]) or [(0, len(texts[i]))]
             layout.append([(windows.setdefault(texts[i][lo:hi] or " ", len(windows)), lo) for lo, hi in parts])
-        states, offsets = self._token_states(list(windows))
+        states, offsets = self._token_states(list(windows), ready=True)
         cut: list[tuple[int, int, str]] = []
         for i, parts in zip(group, layout, strict=True):
             rows = np.concatenate([states[w] for w, _ in parts])
@@ -182,14 +232,34 @@ class SentenceEmbedder:
             for (i, k, _), row in zip(cut, alone, strict=True):
                 pooled[i][k] = row
 
-    def _token_states(self, texts: list[str]) -> tuple[list[Vector], list[np.ndarray]]:
+    def _token_states(self, texts: list[str], *, ready: bool = False) -> tuple[list[Vector], list[np.ndarray]]:
         """Per text: the model's states of its real tokens (special tokens left out) and their character
-        offsets, ``(n, 2)``."""
+        offsets, ``(n, 2)``; with ``ready``, prefetched states are used (and released) first."""
         states: list[Vector] = [np.zeros((0, self._dim), dtype=np.float32)] * len(texts)
         marks: list[np.ndarray] = [np.zeros((0, 2), dtype=np.int64)] * len(texts)
         if not texts:
             return states, marks
+        if ready:
+            self.wait()
+            todo = []
+            with self._lock:
+                for i, text in enumerate(texts):
+                    got = self._ready.pop(text, None)
+                    if got is None:
+                        todo.append(i)
+                    else:
+                        states[i], marks[i] = got
+            if len(todo) < len(texts):
+                sub_states, sub_marks = self._token_states([texts[i] for i in todo])
+                for i, st, mk in zip(todo, sub_states, sub_marks, strict=True):
+                    states[i], marks[i] = st, mk
+                return states, marks
         model = self._load()
+        with self._run:
+            self._run_passes(model, texts, states, marks)
+        return states, marks
+
+    def _run_passes(self, model: Any, texts: list[str], states: list[Vector], marks: list[np.ndarray]) -> None:
         for rows, offsets in self._passes(model, texts, tokens=True):
             outputs = model.encode(
                 [texts[i] for i in rows], batch_size=len(rows), output_value=None, convert_to_numpy=False,
@@ -200,7 +270,6 @@ class SentenceEmbedder:
                 real = where[:, 1] > where[:, 0]  # special tokens have empty offsets
                 states[i] = output["token_embeddings"].float().numpy()[: len(where)][real]
                 marks[i] = where[real]
-        return states, marks
 
     def _passes(self, model: Any, texts: list[str], *, tokens: bool) -> Any:
         """``(rows, offsets)`` per forward pass: the texts sorted by WordPiece length and cut by the token

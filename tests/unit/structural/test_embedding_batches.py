@@ -91,3 +91,21 @@ def test_embed_with_spans_rejects_mismatched_spans() -> None:
 
     with pytest.raises(InvalidInput, match="one list of spans per text"):
         SentenceEmbedder().embed_with_spans(["a", "b"], [[(0, 1)]])
+
+
+def test_prefetched_sentence_passes_give_the_same_vectors_and_are_released() -> None:
+    embedder = SentenceEmbedder(batch_tokens=64)
+    a = CHUNK_A.index(SHARED)
+    spans = [[(a, a + len(SHARED))], [(0, 5)]]
+    want_vectors, want_pooled = embedder.embed_with_spans([CHUNK_A, CHUNK_B], spans)
+    embedder.prefetch([CHUNK_A, CHUNK_B])
+    embedder.wait()
+    assert SHARED in embedder._ready, "the shared sentence's states are held once"
+    assert len(embedder._ready) == 4, "one entry per distinct sentence of the two chunks (3 + 2, one shared)"
+    got_vectors, got_pooled = embedder.embed_with_spans([CHUNK_A, CHUNK_B], spans)
+    assert embedder._ready == {}, "used states are released"
+    np.testing.assert_allclose(got_vectors, want_vectors, atol=2e-5)
+    for got, want in zip(got_pooled, want_pooled, strict=True):
+        np.testing.assert_allclose(got, want, atol=2e-5)
+    embedder.prefetch([])  # nothing to do: no thread
+    assert embedder._prefetch is None
