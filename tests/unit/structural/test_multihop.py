@@ -211,3 +211,18 @@ def test_retrieval_of_a_one_hop_question_is_unchanged(retriever: Retriever, monk
     without = [(e.id, e.score) for e in retriever.retrieve(q, mode="local", domain="port", top_k=3).items]
     assert with_hop == without
     assert with_hop[0][0] == "calder"
+
+
+def test_a_chain_does_not_inherit_the_answer_kind_its_bridge_explained() -> None:
+    quay = Node("k1", CHUNK, {"text": "The Harbour Trust uses the Tavel crane on the east quay.",
+                              "entity_ids": ["trust", "tavel"]})
+    lease = Node("k2", CHUNK, {"text": "The Tavel lease was signed by Ana Roth.", "entity_ids": ["tavel", "ana"]})
+    entities = {**ENTITIES, "tavel": _entity("tavel", "Tavel"), "ana": _entity("ana", "Ana Roth")}
+    q = "Which crane did the Harbour Trust lease?"
+    linked = [_link(q, "Harbour Trust", "trust")]
+    plain = read_hops(q, linked, [quay, lease], entities, hops=1)
+    assert plain.scores["ana"] == pytest.approx(1.0)  # "crane" taken as a fact the bridge's sentence explained
+    typed = read_hops(q, linked, [quay, lease], entities, hops=1, described=["crane"])
+    # "crane" names the answer's kind: Tavel's sentence says Tavel is one; the chain to Ana explains "lease" only
+    assert typed.scores["ana"] < plain.scores["ana"]
+    assert typed.scores["tavel"] == pytest.approx(plain.scores["tavel"])
