@@ -226,6 +226,13 @@ class RetrievalConfig(BaseModel):
         description="Read the sentences of the chunks retrieval touched for candidate answers (fused by rank with "
         "the graph's order; see structural/retrieval/reader.py).",
     )
+    read_hops: int = Field(
+        default=1,
+        ge=0,
+        le=3,
+        description="Readings after the first, on from bridge entities, when the first leaves a question term "
+        "unexplained (two-fact questions; structural/retrieval/hops.py); 0 turns the hop off.",
+    )
 
 
 class FeedbackConfig(BaseModel):

@@ -339,7 +339,8 @@ class Retriever:
         cache.hydrate(mentioned, {})
         entities = {i: n for i in mentioned if (n := cache.nodes.get(i)) is not None and cache.in_domain(n.props)}
         fetch = BridgeChunks(cache, self._fetch_chunks, pool)
-        hop = read_hops(query, linked, chunks, entities, fetch, described=(wanted or "").split())
+        hop = read_hops(query, linked, chunks, entities, fetch, hops=self._config.read_hops,
+                        described=(wanted or "").split())
         scores = hop.scores
         if wanted is not None and scores:
             keys = list(scores)

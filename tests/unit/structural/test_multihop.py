@@ -11,7 +11,7 @@ from support.structural_fakes import TableEmbedder, add_chunks, add_entities, ad
 
 from hybridkg.structural.base import CHUNK, ENTITY, Node
 from hybridkg.structural.graphstore.memory import InMemoryGraphStore
-from hybridkg.structural.retrieval import LinkedEntity, Retriever, hops
+from hybridkg.structural.retrieval import LinkedEntity, Retriever
 from hybridkg.structural.retrieval.answers import ahead_of_bridges
 from hybridkg.structural.retrieval.ego import GraphCache
 from hybridkg.structural.retrieval.hops import BridgeChunks, bridges_of, read_hops
@@ -196,18 +196,18 @@ def retriever() -> Retriever:
     )
 
 
-def test_retrieval_ranks_the_two_hop_answer_first(retriever: Retriever, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_retrieval_ranks_the_two_hop_answer_first(retriever: Retriever) -> None:
     ids = [e.id for e in retriever.retrieve(DIRECTOR, mode="local", domain="port", top_k=3).items]
     assert ids[0] == "ines"
     assert ids.index("ines") < ids.index("calder")
-    monkeypatch.setattr(hops, "MAX_HOPS", 0)
+    retriever._config = retriever._config.model_copy(update={"read_hops": 0})  # the hop off
     assert "ines" not in [e.id for e in retriever.retrieve(DIRECTOR, mode="local", domain="port", top_k=3).items]
 
 
-def test_retrieval_of_a_one_hop_question_is_unchanged(retriever: Retriever, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_retrieval_of_a_one_hop_question_is_unchanged(retriever: Retriever) -> None:
     q = "Who repairs the Harbour Trust's cranes?"
     with_hop = [(e.id, e.score) for e in retriever.retrieve(q, mode="local", domain="port", top_k=3).items]
-    monkeypatch.setattr(hops, "MAX_HOPS", 0)
+    retriever._config = retriever._config.model_copy(update={"read_hops": 0})  # the hop off
     without = [(e.id, e.score) for e in retriever.retrieve(q, mode="local", domain="port", top_k=3).items]
     assert with_hop == without
     assert with_hop[0][0] == "calder"
