@@ -273,11 +273,12 @@ def read_first(
 
 
 def readable(query: str, linked: Sequence[LinkedEntity]) -> bool:
-    """Whether reading can score a sentence for ``query``: it has a term outside its linked mentions, or it links
-    two entities or more (then a sentence naming them together is the evidence, whatever its words: "Who is the
-    head of IT at Tarn Valley?" with both "head of IT" and "Tarn Valley" linked). A question that names one
-    entity and says nothing more reads nothing (any sentence about the entity would score)."""
-    return bool(question_terms(query, linked)) or len({e.id for e in linked}) >= 2
+    """Whether reading can score a sentence for ``query``: it has a term outside its linked mentions, or it names
+    two entities or more in different words (then a sentence naming them together is the evidence, whatever its
+    words: "Who is the head of IT at Tarn Valley?" with both "head of IT" and "Tarn Valley" linked). A question
+    that names one entity and says nothing more reads nothing (any sentence about the entity would score), even
+    when its one mention links several entities (a short form shared by two names: alternatives, not a pair)."""
+    return bool(question_terms(query, linked)) or len({(e.start, e.end) for e in linked}) >= 2
 
 
 def rrf(orders: Iterable[Sequence[str]], k: float = RRF_K) -> dict[str, float]:

@@ -10,7 +10,7 @@ from support.structural_fakes import TableEmbedder, add_chunks, add_entities, co
 from hybridkg.structural.base import CHUNK, ENTITY, Node
 from hybridkg.structural.graphstore.memory import InMemoryGraphStore
 from hybridkg.structural.retrieval import LinkedEntity, Retriever
-from hybridkg.structural.retrieval.reader import PREVIOUS, SAME_CHUNK, question_terms, read, rrf, stem
+from hybridkg.structural.retrieval.reader import PREVIOUS, SAME_CHUNK, question_terms, read, readable, rrf, stem
 from hybridkg.structural.settings import FeedbackConfig, RetrievalConfig
 
 TEXT = (
@@ -158,3 +158,14 @@ def test_a_question_linking_two_entities_and_no_other_term_reads_the_sentences_n
     assert scores["jonas"] == pytest.approx((1.0 + PREVIOUS) / 2)  # the role is in the sentence before
     one = "Who is Orrin Foods?"
     assert read(one, [_link(one, "Orrin Foods", "orrin")], [chunk], entities) == {}  # one name, nothing more
+
+
+def test_reading_needs_a_term_or_two_names_in_different_words() -> None:
+    q = "halden foods corvid labs"
+    two = [_link(q, "halden foods", "e:h"), _link(q, "corvid labs", "e:c")]
+    assert readable(q, two), "two names: a sentence naming both is evidence"
+    # one mention linking two entities (a shared short form): alternatives, nothing to read
+    alternatives = [_link("Halden", "Halden", "e:h"), _link("Halden", "Halden", "e:m")]
+    assert not readable("Halden", alternatives)
+    owns = "Who owns Halden?"
+    assert readable(owns, [_link(owns, "Halden", "e:h"), _link(owns, "Halden", "e:m")]), "a question term is enough"
