@@ -15,7 +15,6 @@ from hybridkg.structural.base import ENTITY, RELATED
 from hybridkg.structural.factory import open_structural_kb
 from hybridkg.structural.knowledge import StructuralKB
 from hybridkg.structural.settings import StructuralConfig
-from hybridkg.structural.texts import entity_text
 
 DOCS = {
     "ridge.txt": "Tessel Freight moved its billing to Ledgerbeam in March. Its finance director, Ilse Varga, "
@@ -124,6 +123,9 @@ def test_killed_after_the_graph_write_of_an_update_leaves_no_stale_vector(tmp_pa
         quarry = next(n for n in nodes.values() if n.props["name"] == "Quarry Analytics")
         assert "robotics supplier" in quarry.props["description"], "the update reached the graph"
         found, matrix = kb.vectors.entities.get([quarry.id])
-        want = kb.embedder.embed([entity_text(quarry.props["name"], quarry.props["description"])])[0]
+        _, [recipe] = kb.writer._recipes_of("entities", [quarry.id])
+        pieces = [*recipe.texts, *(sp.context[sp.start : sp.end] for sp in recipe.spans)]
+        assert any("robotics supplier" in p for p in pieces), "the recipe is of the updated entity"
+        want = kb.writer.vectors_of([recipe])[0][0]
         assert found == [quarry.id]
         assert float(matrix[0] @ want) > 0.999, "the entity's vector is of its new text, not the old one"
