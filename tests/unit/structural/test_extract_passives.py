@@ -6,6 +6,7 @@ rest on the patterns and the parse, not on what the statistical NER guesses.
 from __future__ import annotations
 
 import pytest
+from support.extraction import typed
 
 from hybridkg.structural.base import KnownEntity
 from hybridkg.structural.extract.nlp import SpacyExtractor
@@ -35,8 +36,7 @@ def pairs(extractor: SpacyExtractor, text: str) -> dict[frozenset[str], set[str]
 
 
 def triples(extractor: SpacyExtractor, text: str) -> set[tuple[str, str, str]]:
-    return {(r.src, r.type, r.dst) for r in extractor.extract(text, entity_types=TYPES).relations
-            if r.type != "co_occurs"}
+    return typed(extractor.extract(text, entity_types=TYPES))
 
 
 def test_a_passive_subject_leads_the_agent_to_the_subjects_named_prepositional_object(

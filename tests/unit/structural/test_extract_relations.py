@@ -8,8 +8,9 @@ the parse, not on what the statistical NER guesses.
 from __future__ import annotations
 
 import pytest
+from support.extraction import typed
 
-from hybridkg.structural.base import Extraction, KnownEntity
+from hybridkg.structural.base import KnownEntity
 from hybridkg.structural.extract.nlp import SpacyExtractor
 
 TYPES = ["Organization", "Person", "Product", "Location"]
@@ -35,8 +36,7 @@ def extractor() -> SpacyExtractor:
 
 
 def triples(extractor: SpacyExtractor, text: str) -> set[tuple[str, str, str]]:
-    found: Extraction = extractor.extract(text, entity_types=TYPES)
-    return {(r.src, r.type, r.dst) for r in found.relations if r.type != "co_occurs"}
+    return typed(extractor.extract(text, entity_types=TYPES))
 
 
 def test_a_named_object_of_the_objects_preposition(extractor: SpacyExtractor) -> None:
