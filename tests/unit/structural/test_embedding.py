@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from support.structural_fakes import RecordingEmbedder
 
 from hybridkg.errors import BackendUnavailable, InvalidInput
 from hybridkg.structural.base import Embedder, Vector
@@ -168,19 +169,13 @@ def test_sentence_embedder_ranks_medical_synonyms_together() -> None:
     assert cos(rows[0], rows[1]) > cos(rows[0], rows[2]) + 0.2
 
 
-class _SpanRecorder:
-    """A hashing embedder with a span pass that pools nothing real: each span row is the span's own text."""
+class _SpanRecorder(RecordingEmbedder):
+    """The recording hashing embedder with a span pass that pools nothing real: each span row is the span's own
+    text; the span passes are recorded apart."""
 
     def __init__(self) -> None:
-        self.inner = HashEmbedder(32)
+        super().__init__()
         self.span_calls: list[list[str]] = []
-
-    @property
-    def dim(self) -> int:
-        return self.inner.dim
-
-    def embed(self, texts: Sequence[str]) -> np.ndarray:
-        return self.inner.embed(texts)
 
     def embed_with_spans(self, texts: Sequence[str], spans: Sequence[Sequence[tuple[int, int]]]) -> Any:
         self.span_calls.append(list(texts))
