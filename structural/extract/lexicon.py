@@ -26,6 +26,12 @@ AUXILIARIES = _words(
 COPULAS = _words("is are was were be been being am seems seem seemed becomes become became remains remain stays")
 NEGATIONS = _words("not never no cannot n't")
 PRONOUNS = _words("i you he she it we they me him us them who which that what this these those")
+#: The open-class words among the stopwords (light verbs, ordinals, "new"): the extractor skips them, but in a
+#: question they say something ("Who makes Ledgerline?", "the first customer"; structural/retrieval/answers.py).
+OPEN_CLASS = _words(
+    "make makes made take takes taken took get gets got used using include includes included let lets new "
+    "first second last next"
+)
 STOPWORDS = (
     DETERMINERS
     | AUXILIARIES
@@ -41,10 +47,10 @@ STOPWORDS = (
         "perhaps maybe here there now today yesterday tomorrow yes ok okay oh please thanks thank mine yours "
         "ours theirs itself himself herself themselves ourselves myself yourself whom whoever whatever "
         "whichever anyone anything anybody someone something somebody everyone everything everybody nothing "
-        "nobody none more most less least same own like et al etc eg ie vs per including include includes "
-        "included regarding concerning according instead whereby wherein whose let lets let's get gets got "
-        "make makes made take takes taken took used using well new first second last next"
+        "nobody none more most less least same own like et al etc eg ie vs per including "
+        "regarding concerning according instead whereby wherein whose let's well"
     )
+    | OPEN_CLASS
 )
 CONNECTORS = _words("of for de la le du del der den van von da di dos das y &")
 HEAD_CONNECTORS = _words("of for")

@@ -22,19 +22,11 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from hybridkg.structural.base import Embedder
-from hybridkg.structural.extract.lexicon import STOPWORDS
+from hybridkg.structural.extract.lexicon import OPEN_CLASS, STOPWORDS
 from hybridkg.structural.retrieval.memo import BoundedMemo
 from hybridkg.structural.retrieval.results import LinkedEntity
 
 _WORD = re.compile(r"\w+")
-#: The open-class words of the extractor's stopword list (light verbs, ordinals, "new"): a question's relation
-#: ("Who makes Ledgerline?", "Who took over Corvid?") or a restriction ("the first customer"), not a function word.
-OPEN_CLASS = frozenset(
-    {
-        *("make", "makes", "made", "take", "takes", "taken", "took", "get", "gets", "got", "use", "used", "using"),
-        *("include", "includes", "included", "let", "lets", "new", "first", "second", "last", "next"),
-    }
-)
 #: Function words: what a question may say beyond the names it links and still ask about them alone.
 FUNCTION_WORDS = STOPWORDS - OPEN_CLASS
 MAX_TYPE_WORDS = 3
