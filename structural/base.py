@@ -241,6 +241,7 @@ class ExtractedRelation:
 class Extraction:
     entities: list[ExtractedEntity] = field(default_factory=list)
     relations: list[ExtractedRelation] = field(default_factory=list)
+    syntax: str = ""  # the chunk's dependency parse (hybridkg.structural.syntax), "" when the extractor has none
 
 
 @dataclass(frozen=True, slots=True)

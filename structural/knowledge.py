@@ -415,6 +415,8 @@ class StructuralKB:
             for c in p.new_chunks:
                 c.entity_ids = sorted(by_chunk[c.id].entities)
                 c.relation_ids = sorted(by_chunk[c.id].relations)
+        for c, x in zip(chunks, extractions, strict=True):
+            c.syntax = x.syntax
 
     def _recurring(self, claims: Sequence[ChunkClaims], chunk_ids: set[str]) -> set[str]:
         """Ids of the unnamed entities of ``claims`` that recur: in two of these chunks, or already in the graph

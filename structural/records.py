@@ -49,6 +49,7 @@ class ChunkRecord:
     tokens: int
     entity_ids: list[str] = field(default_factory=list)
     relation_ids: list[str] = field(default_factory=list)
+    syntax: str = ""  # the extractor's dependency parse of ``text`` (:mod:`.syntax`), "" when it gave none
     extra: dict[str, Any] = field(default_factory=dict)
 
 

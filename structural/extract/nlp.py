@@ -59,6 +59,7 @@ from hybridkg.structural.extract.matcher import Gazetteer
 from hybridkg.structural.extract.mentions import LAYOUT, collect, fold_type
 from hybridkg.structural.extract.relations import relations
 from hybridkg.structural.resolution import GENERIC_TYPE, normalise_name
+from hybridkg.structural.syntax import encode
 
 KNOWN_NAMES = "hybridkg_known_names"
 KNOWN_LABEL = "KNOWN"
@@ -259,7 +260,9 @@ class SpacyExtractor:
     def _read(self, doc: Doc, entity_types: Sequence[str]) -> Extraction:
         graph = collect(doc, self._names.lookup, entity_types, self._common.__contains__)
         relations(graph, entity_types, self.co_occurrence_weight)
-        return graph.extraction()
+        out = graph.extraction()
+        out.syntax = encode((t.idx, t.idx + len(t.text), t.head.i, t.text, t.lemma_, t.pos_ == "ADP") for t in doc)
+        return out
 
     def __repr__(self) -> str:
         extra: dict[str, Any] = {"model": self.model, "known": len(self._names.entities)}

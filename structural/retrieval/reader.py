@@ -14,11 +14,22 @@ question-answering reader has always used (passage retrieval for factoid QA, e.g
   sentence before it in the same chunk (:data:`PREVIOUS`: a pronoun's likely antecedent), elsewhere in the
   chunk (:data:`SAME_CHUNK`), not at all (0); averaged over the linked entities (1 when none is linked).
 
+* **Placement.** Of the entities one sentence names, the answer is the one the sentence attaches to what the
+  question asks about (answer extraction by dependency relations, e.g. Cui et al., SIGIR 2005). When the chunk
+  keeps its parse (the ``syntax`` property the spaCy extractor writes, :mod:`hybridkg.structural.syntax`), each
+  candidate mention gets ``closeness = sum idf(t) / d(c, t) / sum idf(t)`` over the question terms ``t`` the
+  sentence holds, ``d`` the dependency edges from the mention's head to the term's nearest token with
+  prepositions collapsed ("escalated by Bryony": 1); a term inside the mention counts as adjacent, one in another
+  sentence's tree as 0. Without terms (a question made of names) the question's linked mentions are the anchors,
+  each weighted 1. The candidate's score is the sentence's times ``1 - w + w * closeness`` (``w`` =
+  :data:`PLACEMENT_WEIGHT`, the same soft form as the answer-type factor); a chunk without a parse leaves
+  every candidate the sentence's score.
+
 ``score(s) = presence(s) * lex(s)`` (a sentence sharing no term with the question says nothing about it: every
 entity near the subject would otherwise gain a rank in the fusion; a question whose every content word is inside
 the two or more names it links, "Who is the head of IT at Tarn Valley?", reads by presence alone, ``lex`` 1),
-and a named entity's reading score is the best score of a sentence that names it (the question's own entities
-excluded). Names are found by their name and
+and a named entity's reading score is the best over the sentences that name it of the sentence's score times its
+placement factor (the question's own entities excluded). Names are found by their name and
 aliases, case-insensitively on word boundaries, with any run of whitespace between their words (hard-wrapped
 text). The engine fuses this order with the graph's by reciprocal rank (:func:`rrf`), so neither scale has to
 be calibrated against the other. :mod:`.hops` reads on from the entities found here when the best reading leaves
@@ -30,18 +41,20 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Container, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from hybridkg.structural.base import Node
 from hybridkg.structural.extract.lexicon import STOPWORDS
 from hybridkg.structural.extract.sentences import WRAP_MIN_CHARS, sentence_spans
 from hybridkg.structural.retrieval.compress import strings_of
 from hybridkg.structural.retrieval.results import LinkedEntity
+from hybridkg.structural.syntax import Parse, decode
 
 STEM_CHARS = 5
 PREVIOUS = 0.8
 SAME_CHUNK = 0.5
 RRF_K = 60.0
+PLACEMENT_WEIGHT = 0.5
 MIN_NAME_CHARS = 2
 _WORD = re.compile(r"[^\W_]+")
 _ITEM_START = re.compile(r"[ \t]*(?:[-*•|#>]|\d+[.)])")
@@ -85,6 +98,8 @@ def name_pattern(names: Sequence[str]) -> re.Pattern[str] | None:
 class Sentence:
     text: str
     stems: frozenset[str]
+    start: int = 0  # character offsets in the chunk's text
+    end: int = 0
 
 
 def unwrap(text: str) -> str:
@@ -115,7 +130,7 @@ def sentences_of(chunks: Sequence[Node]) -> list[list[Sentence]]:
         row = []
         for a, b in sentence_spans(text):
             piece = text[a:b]
-            row.append(Sentence(piece, frozenset(stem(w) for w in _WORD.findall(piece) if _content(w))))
+            row.append(Sentence(piece, frozenset(stem(w) for w in _WORD.findall(piece) if _content(w)), a, b))
         out.append(row)
     return out
 
@@ -163,6 +178,7 @@ class Passages:
     rows: list[list[Sentence]]
     entities: dict[str, Node]
     patterns: dict[str, re.Pattern[str] | None]
+    parses: dict[str, Parse | None] = field(default_factory=dict)
 
     @classmethod
     def of(
@@ -199,6 +215,57 @@ class Passages:
         p = self.pattern(entity)
         return p is not None and p.search(sentence.text) is not None
 
+    def parse_of(self, chunk: Node) -> Parse | None:
+        if chunk.id not in self.parses:
+            self.parses[chunk.id] = decode(chunk.props.get("syntax"))
+        return self.parses[chunk.id]
+
+    def placement(
+        self, parse: Parse | None, sentence: Sentence, found: frozenset[str], topics: Sequence[str],
+        candidates: Sequence[str],
+    ) -> dict[str, float]:
+        """Each candidate's :func:`closeness` to what the question asks about in ``sentence``: the tokens of its
+        terms ``found`` there (weighted by idf), else the mentions of the question's ``topics``; empty (no
+        preference) without a parse or an anchor."""
+        if parse is None:
+            return {}
+        base = sentence.start
+        tokens = parse.tokens_in(base, sentence.end)
+        anchors: list[tuple[int, float]] = []
+        if found:
+            for t in tokens:
+                word = _word_at(sentence.text, parse.starts[t] - base, parse.ends[t] - base)
+                if stem(word) in found or (parse.lemmas[t] and stem(parse.lemmas[t]) in found):
+                    anchors.append((t, self.idf.get(stem(word), 0.0) or self.idf.get(stem(parse.lemmas[t]), 0.0)))
+        else:
+            for i in topics:
+                anchors += [(r, 1.0) for r in self._mention_roots(parse, sentence, i)]
+        if not anchors or sum(w for _, w in anchors) <= 0:
+            return {}
+        out: dict[str, float] = {}
+        for i in candidates:
+            roots = self._mention_roots(parse, sentence, i)
+            spans = self._mention_tokens(parse, sentence, i)
+            if roots:
+                out[i] = max(closeness(parse, r, anchors, spans) for r in roots)
+        return out
+
+    def _mention_roots(self, parse: Parse, sentence: Sentence, entity: str) -> list[int]:
+        p = self.pattern(entity)
+        if p is None:
+            return []
+        roots = (parse.root_of(sentence.start + m.start(), sentence.start + m.end()) for m in p.finditer(sentence.text))
+        return [r for r in roots if r is not None]
+
+    def _mention_tokens(self, parse: Parse, sentence: Sentence, entity: str) -> frozenset[int]:
+        p = self.pattern(entity)
+        if p is None:
+            return frozenset()
+        return frozenset(
+            t for m in p.finditer(sentence.text)
+            for t in parse.tokens_in(sentence.start + m.start(), sentence.start + m.end())
+        )
+
     def candidates(self, node: Node, exclude: Container[str]) -> list[str]:
         """The named entities ``node`` mentions, outside ``exclude``."""
         return [
@@ -227,6 +294,7 @@ class Passages:
             candidates = self.candidates(node, exclude)
             if not candidates:
                 continue
+            parse = self.parse_of(node)
             for s, mark in zip(row, marks, strict=True):
                 if mark <= 0.0:
                     continue
@@ -236,9 +304,35 @@ class Passages:
                 covered = start.covered | found
                 chain = start.mark * mark
                 value = chain * self.lex(covered)
-                for i in candidates:
-                    if value > (out[i].score if i in out else 0.0) and self.named_in(i, s):
-                        out[i] = Reading(value, chain, covered)
+                named = [i for i in candidates if self.named_in(i, s)]
+                if not named or value <= min((out[i].score if i in out else 0.0) for i in named):
+                    continue
+                near = self.placement(parse, s, found, topics, named)
+                for i in named:
+                    score = value * (1.0 - PLACEMENT_WEIGHT + PLACEMENT_WEIGHT * near[i]) if i in near else value
+                    if score > (out[i].score if i in out else 0.0):
+                        out[i] = Reading(score, chain, covered)
+
+
+def _word_at(text: str, start: int, end: int) -> str:
+    return text[max(0, start) : max(0, end)]
+
+
+def closeness(parse: Parse, root: int, anchors: Sequence[tuple[int, float]], own: Container[int]) -> float:
+    """``sum w(a) / d(root, a) / sum w(a)`` over the weighted ``anchors``: 1 when every anchor is one dependency
+    edge from the candidate's mention (or inside it, ``own``), less the further they are; an anchor in another
+    sentence's tree contributes 0."""
+    up = parse.path_to_root(root)
+    total = weight = 0.0
+    for a, w in anchors:
+        weight += w
+        if a in own:
+            total += w
+            continue
+        d = parse.distance(root, a, up)
+        if d is not None and d > 0:
+            total += w / d
+    return total / weight if weight > 0 else 0.0
 
 
 def read(
