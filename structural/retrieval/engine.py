@@ -256,6 +256,8 @@ class Retriever:
         reader_order = sorted(reading, key=lambda i: (-reading[i], i))
         fused = rrf([graph_order, reader_order]) if reading else {}
         order_ids = sorted(dict.fromkeys([*graph_order, *reader_order]), key=lambda i: -fused.get(i, 0.0))
+        if reader_order:  # the reader's best answer leads (see reader.py); the fusion orders the rest
+            order_ids = list(dict.fromkeys([reader_order[0], *order_ids]))
         order_ids = ahead_of_bridges(order_ids, hop.bridged)
         answers = answer_order(range(len(order_ids)), order_ids, query, result.linked, k_out)
         top = [order_ids[p] for p in answers]

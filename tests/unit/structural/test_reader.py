@@ -169,3 +169,40 @@ def test_reading_needs_a_term_or_two_names_in_different_words() -> None:
     assert not readable("Halden", alternatives)
     owns = "Who owns Halden?"
     assert readable(owns, [_link(owns, "Halden", "e:h"), _link(owns, "Halden", "e:m")]), "a question term is enough"
+
+
+def test_the_readers_best_answer_leads_even_when_the_graph_prefers_another() -> None:
+    """The vectors and the graph rank Jonas first; the sentence that says what the question asks names Mira."""
+    g = InMemoryGraphStore()
+    text = "Mira Castell founded Orrin Foods and chairs its board. Jonas Wick chairs the Orrin Foods pension fund."
+    add_entities(
+        g,
+        [
+            {"id": "orrin", "name": "Orrin Foods", "type": "organization", "source_chunks": ["c1"]},
+            {"id": "mira", "name": "Mira Castell", "type": "person", "source_chunks": ["c1"]},
+            {"id": "jonas", "name": "Jonas Wick", "type": "person", "source_chunks": ["c1"]},
+            {"id": "pell", "name": "Pell & Vane", "type": "person", "source_chunks": ["c2"]},
+        ],
+        domain="crm",
+    )
+    add_chunks(g, [{"id": "c1", "text": text, "entity_ids": ["orrin", "mira", "jonas"]}], "crm")
+    query = "Who founded and chairs Orrin Foods?"
+    vectors = {
+        "orrin": cos_vector({0: 0.9}, free=3),
+        "jonas": cos_vector({0: 0.8}, free=4),
+        "pell": cos_vector({0: 0.6}, free=6),
+        "mira": cos_vector({0: 0.1}, free=5),
+    }
+    retriever = Retriever(
+        g, index_of(vectors), index_of({}), index_of({"c1": cos_vector({0: 0.7}, free=8)}),
+        TableEmbedder({query: unit(0)}), RetrievalConfig(k=3), FeedbackConfig(),
+    )
+    result = retriever.retrieve(query, mode="local", domain="crm", top_k=4)
+    by_id = {e.id: e for e in result.items}
+    assert by_id["jonas"].score > by_id["pell"].score > by_id["mira"].score  # the graph's order: Jonas, Pell, Mira
+    read_scores = read(query, [_link(query, "Orrin Foods", "orrin")], [Node("c1", CHUNK, {"text": text,
+                       "entity_ids": ["orrin", "mira", "jonas"]})], {i: _entity(i, n) for i, n in
+                       [("orrin", "Orrin Foods"), ("mira", "Mira Castell"), ("jonas", "Jonas Wick")]})
+    assert read_scores["mira"] > read_scores["jonas"] > 0  # both read, Mira's sentence says both terms
+    # reciprocal rank fusion alone would put Jonas first (1/62 + 1/62 > 1/64 + 1/61)
+    assert result.items[0].id == "mira"
