@@ -29,11 +29,11 @@ question-answering reader has always used (passage retrieval for factoid QA, e.g
 entity near the subject would otherwise gain a rank in the fusion; a question whose every content word is inside
 the two or more names it links, "Who is the head of IT at Tarn Valley?", reads by presence alone, ``lex`` 1),
 and a named entity's reading score is the best over the sentences that name it of the sentence's score times its
-placement factor (the question's own entities excluded). Names are found by their name and
-aliases, case-insensitively on word boundaries, with any run of whitespace between their words (hard-wrapped
-text). The engine puts the best reading first (an extractive answer) and fuses the rest of this order with the
-graph's by reciprocal rank (:func:`rrf`), so neither scale has to be calibrated against the other. :mod:`.hops` reads on from the entities found here when the best reading leaves
-question terms unexplained (:class:`Passages` and :class:`Reading` serve both hops).
+placement factor (the question's own entities excluded). Names are found by their name and aliases,
+case-insensitively on word boundaries, with any run of whitespace between their words (hard-wrapped text). The
+engine puts the best reading first (an extractive answer) and fuses the rest of this order with the graph's by
+reciprocal rank (:func:`rrf`), so neither scale has to be calibrated against the other. :mod:`.hops` reads on
+from the entities found here when the best reading leaves question terms unexplained (:class:`Passages` and :class:`Reading` serve both hops).
 """
 
 from __future__ import annotations
