@@ -33,7 +33,8 @@ placement factor (the question's own entities excluded). Names are found by thei
 case-insensitively on word boundaries, with any run of whitespace between their words (hard-wrapped text). The
 engine puts the best reading first (an extractive answer) and fuses the rest of this order with the graph's by
 reciprocal rank (:func:`rrf`), so neither scale has to be calibrated against the other. :mod:`.hops` reads on
-from the entities found here when the best reading leaves question terms unexplained (:class:`Passages` and :class:`Reading` serve both hops).
+from the entities found here when the best reading leaves question terms unexplained (:class:`Passages` and
+:class:`Reading` serve both hops).
 """
 
 from __future__ import annotations
