@@ -52,6 +52,8 @@ STOPWORDS = (
     )
     | OPEN_CLASS
 )
+#: Words that say nothing about what a question asks or a sentence states: the stopwords but the open-class ones.
+FUNCTION_WORDS = STOPWORDS - OPEN_CLASS
 CONNECTORS = _words("of for de la le du del der den van von da di dos das y &")
 HEAD_CONNECTORS = _words("of for")
 CONJUNCTIONS = _words("and or but while whereas although though nor")

@@ -22,13 +22,11 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from hybridkg.structural.base import Embedder
-from hybridkg.structural.extract.lexicon import OPEN_CLASS, STOPWORDS
+from hybridkg.structural.extract.lexicon import FUNCTION_WORDS, STOPWORDS
 from hybridkg.structural.retrieval.memo import BoundedMemo
 from hybridkg.structural.retrieval.results import LinkedEntity
 
 _WORD = re.compile(r"\w+")
-#: Function words: what a question may say beyond the names it links and still ask about them alone.
-FUNCTION_WORDS = STOPWORDS - OPEN_CLASS
 MAX_TYPE_WORDS = 3
 TYPE_WEIGHT = 0.5
 #: The wh-words that name their answer's kind themselves.

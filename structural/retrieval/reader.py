@@ -6,10 +6,12 @@ entity the question names. The reader looks at the sentences of the chunks the r
 its top entities and linked entities cite, plus vector hits) and scores each sentence by two things a
 question-answering reader has always used (passage retrieval for factoid QA, e.g. Tellex et al., SIGIR 2003):
 
-* **Term overlap.** The question's content words outside the names it links (not stopwords, not digits),
+* **Term overlap.** The question's content words outside the names it links (not function words, not digits;
+  light verbs and ordinals count: "Who makes X?"),
   each reduced to its first :data:`STEM_CHARS` letters (n-gram truncation, McNamee & Mayfield 2004:
   ``founded``/``founder``, ``manages``/``manager``), weighted by inverse sentence frequency over the sentences
-  read: ``lex(s) = sum idf(t in s) / sum idf(t)``.
+  read: ``lex(s) = sum idf(t in s) / sum idf(t)``. When the chunk keeps its parse, a sentence also holds the
+  stems of its lemmas' regular inflections (:func:`inflected`): "makes" finds "made by".
 * **Topic presence.** For each entity the question links, the best of: named in the sentence (1), in the
   sentence before it in the same chunk (:data:`PREVIOUS`: a pronoun's likely antecedent), elsewhere in the
   chunk (:data:`SAME_CHUNK`), not at all (0); averaged over the linked entities (1 when none is linked).
@@ -43,9 +45,10 @@ import math
 import re
 from collections.abc import Container, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from hybridkg.structural.base import Node
-from hybridkg.structural.extract.lexicon import STOPWORDS
+from hybridkg.structural.extract.lexicon import FUNCTION_WORDS
 from hybridkg.structural.extract.sentences import WRAP_MIN_CHARS, sentence_spans
 from hybridkg.structural.retrieval.compress import strings_of
 from hybridkg.structural.retrieval.results import LinkedEntity
@@ -55,6 +58,7 @@ STEM_CHARS = 5
 PREVIOUS = 0.8
 SAME_CHUNK = 0.5
 RRF_K = 60.0
+_SUFFIXES = ("", "s", "es", "ed", "d", "ing", "er", "r")
 PLACEMENT_WEIGHT = 0.5
 MIN_NAME_CHARS = 2
 _WORD = re.compile(r"[^\W_]+")
@@ -67,7 +71,7 @@ def stem(word: str) -> str:
 
 def _content(word: str) -> bool:
     w = word.casefold()
-    return w not in STOPWORDS and not w.isdigit() and len(w) > 1
+    return w not in FUNCTION_WORDS and not w.isdigit() and len(w) > 1
 
 
 def question_terms(query: str, linked: Sequence[LinkedEntity]) -> list[str]:
@@ -123,15 +127,48 @@ def unwrap(text: str) -> str:
     return "".join(out)
 
 
-def sentences_of(chunks: Sequence[Node]) -> list[list[Sentence]]:
+@lru_cache(maxsize=8192)
+def inflected(lemma: str) -> frozenset[str]:
+    """The stems of ``lemma``'s regular English inflections and agent noun (``make`` -> make, makes, making,
+    maker, ...): what a question may say for a word whose lemma a sentence's parse gives ("Who makes X?" for
+    "made by"). Over-generated forms are harmless: they only match a question word of that form."""
+    forms = {lemma + suffix for suffix in _SUFFIXES}
+    if lemma.endswith("e"):
+        forms.add(lemma[:-1] + "ing")
+    if lemma.endswith("y"):
+        forms |= {lemma[:-1] + "ies", lemma[:-1] + "ied"}
+    forms |= {lemma + lemma[-1] + "ed", lemma + lemma[-1] + "ing", lemma + lemma[-1] + "er"}
+    return frozenset(stem(f) for f in forms)
+
+
+def token_forms(parse: Parse, text: str, base: int, token: int) -> frozenset[str]:
+    """The stems a question term may take to match ``token`` (a token of ``parse`` in ``text``, which starts at
+    chunk offset ``base``): its own stem and those of its lemma's inflections."""
+    word = text[max(0, parse.starts[token] - base) : max(0, parse.ends[token] - base)]
+    if not _content(word) or not word.isalpha():
+        return frozenset()
+    lemma = parse.lemmas[token] or word.casefold()
+    return inflected(lemma) | {stem(word)} if _content(lemma) else frozenset({stem(word)})
+
+
+def sentences_of(chunks: Sequence[Node], parses: dict[str, Parse | None] | None = None) -> list[list[Sentence]]:
+    """The sentences of each chunk, with the stems of their content words, and of the inflections of their
+    lemmas when the chunk keeps its parse (decoded into ``parses`` by chunk id when given)."""
     out: list[list[Sentence]] = []
     for node in chunks:
         text = node.props.get("text")
         text = unwrap(text) if isinstance(text, str) else ""
+        parse = decode(node.props.get("syntax"))
+        if parses is not None:
+            parses[node.id] = parse
         row = []
         for a, b in sentence_spans(text):
             piece = text[a:b]
-            row.append(Sentence(piece, frozenset(stem(w) for w in _WORD.findall(piece) if _content(w)), a, b))
+            stems = {stem(w) for w in _WORD.findall(piece) if _content(w)}
+            if parse is not None:
+                for t in parse.tokens_in(a, b):
+                    stems |= token_forms(parse, piece, a, t)
+            row.append(Sentence(piece, frozenset(stems), a, b))
         out.append(row)
     return out
 
@@ -183,12 +220,13 @@ class Passages:
 
     @classmethod
     def of(
-        cls, terms: Sequence[str], chunks: Sequence[Node], rows: list[list[Sentence]], entities: Mapping[str, Node]
+        cls, terms: Sequence[str], chunks: Sequence[Node], rows: list[list[Sentence]], entities: Mapping[str, Node],
+        parses: dict[str, Parse | None] | None = None,
     ) -> Passages:
         flat = [s for row in rows for s in row]
         n = len(flat)
         idf = {t: math.log(1.0 + n / (1 + sum(1 for s in flat if t in s.stems))) for t in terms}
-        return cls(idf, list(chunks), rows, dict(entities), {})
+        return cls(idf, list(chunks), rows, dict(entities), {}, dict(parses or {}))
 
     @property
     def terms(self) -> frozenset[str]:
@@ -197,7 +235,7 @@ class Passages:
     def add(self, chunks: Sequence[Node], entities: Mapping[str, Node]) -> None:
         """More chunks to read (the idf stays that of the first sentences, so scores keep one scale)."""
         self.chunks += chunks
-        self.rows += sentences_of(chunks)
+        self.rows += sentences_of(chunks, self.parses)
         for i, node in entities.items():
             self.entities.setdefault(i, node)
 
@@ -235,9 +273,9 @@ class Passages:
         anchors: list[tuple[int, float]] = []
         if found:
             for t in tokens:
-                word = _word_at(sentence.text, parse.starts[t] - base, parse.ends[t] - base)
-                if stem(word) in found or (parse.lemmas[t] and stem(parse.lemmas[t]) in found):
-                    anchors.append((t, self.idf.get(stem(word), 0.0) or self.idf.get(stem(parse.lemmas[t]), 0.0)))
+                matched = found & token_forms(parse, sentence.text, base, t)
+                if matched:
+                    anchors.append((t, max(self.idf[m] for m in matched)))
         else:
             for i in topics:
                 anchors += [(r, 1.0) for r in self._mention_roots(parse, sentence, i)]
@@ -315,10 +353,6 @@ class Passages:
                         out[i] = Reading(score, chain, covered)
 
 
-def _word_at(text: str, start: int, end: int) -> str:
-    return text[max(0, start) : max(0, end)]
-
-
 def closeness(parse: Parse, root: int, anchors: Sequence[tuple[int, float]], own: Container[int]) -> float:
     """``sum w(a) / d(root, a) / sum w(a)`` over the weighted ``anchors``: 1 when every anchor is one dependency
     edge from the candidate's mention (or inside it, ``own``), less the further they are; an anchor in another
@@ -357,10 +391,11 @@ def read_first(
     """:func:`read` with each entity's :class:`Reading`, and the :class:`Passages` to read on from (``None`` when
     the question has no term or there is nothing to read)."""
     terms = question_terms(query, linked)
-    rows = sentences_of(chunks) if readable(query, linked) else []
+    parses: dict[str, Parse | None] = {}
+    rows = sentences_of(chunks, parses) if readable(query, linked) else []
     if not any(rows):
         return None, {}  # nothing to read for (see readable) or nothing to read
-    passages = Passages.of(terms, chunks, rows, entities)
+    passages = Passages.of(terms, chunks, rows, entities, parses)
     topics = list(dict.fromkeys(e.id for e in linked))
     out: dict[str, Reading] = {}
     passages.read(rows, chunks, topics, START, passages.terms or None, set(topics), out)

@@ -83,3 +83,26 @@ def test_closeness_weights_anchors_and_counts_the_mentions_own_tokens_as_adjacen
     assert closeness(p, 12, [(9, 3.0), (7, 1.0)], frozenset()) == pytest.approx((3 + 1 / 2) / 4)
     assert closeness(p, 12, [(11, 1.0)], frozenset({11, 12})) == 1.0
     assert closeness(p, 12, [(4, 1.0)], frozenset()) == 0.0  # another sentence's tree
+
+
+def test_a_question_word_matches_an_inflection_of_the_lemma_the_parse_gives() -> None:
+    from hybridkg.structural.retrieval.reader import inflected, stem
+
+    assert stem("makes") in inflected("make")
+    assert stem("making") in inflected("make")
+    assert stem("maker") in inflected("make")
+    assert stem("sells") in inflected("sell")
+    assert stem("stopped") in inflected("stop")
+    assert stem("supplies") in inflected("supply")
+    text = "Waypoint Pro is the suite made by Veltrane Systems ."
+    heads = [1, 2, 2, 4, 2, 4, 5, 8, 6, 2]  # Waypoint Pro is the suite made by Veltrane Systems .
+    entities = {"wp": _entity("wp", "Waypoint Pro"), "vs": _entity("vs", "Veltrane Systems")}
+    q = "Who makes Waypoint Pro?"
+    linked = [_link(q, "Waypoint Pro", "wp")]
+
+    def node(syntax: str) -> Node:
+        return Node("c9", CHUNK, {"text": text, "entity_ids": ["wp", "vs"], "syntax": syntax})
+
+    assert read(q, linked, [node("")], entities) == {}  # "makes" is not "made" without the lemma
+    parsed = encode(tokens(text, heads, frozenset({6}), {2: "be", 5: "make"}))
+    assert read(q, linked, [node(parsed)], entities) == {"vs": pytest.approx(1.0)}
