@@ -14,7 +14,9 @@ question-answering reader has always used (passage retrieval for factoid QA, e.g
   stems of its lemmas' regular inflections (:func:`inflected`): "makes" finds "made by".
 * **Topic presence.** For each entity the question links, the best of: named in the sentence (1), in the
   sentence before it in the same chunk (:data:`PREVIOUS`: a pronoun's likely antecedent), elsewhere in the
-  chunk (:data:`SAME_CHUNK`), not at all (0); averaged over the linked entities (1 when none is linked).
+  chunk (:data:`SAME_CHUNK`), in another read chunk of the same document (:data:`SAME_DOCUMENT`, half that: a
+  later chunk of "Account review: Tarn Valley" says "the account" without the name), not at all (0); averaged
+  over the linked entities (1 when none is linked).
 
 * **Placement.** Of the entities one sentence names, the answer is the one the sentence attaches to what the
   question asks about (answer extraction by dependency relations, e.g. Cui et al., SIGIR 2005). When the chunk
@@ -57,6 +59,7 @@ from hybridkg.structural.syntax import Parse, decode
 STEM_CHARS = 5
 PREVIOUS = 0.8
 SAME_CHUNK = 0.5
+SAME_DOCUMENT = SAME_CHUNK / 2
 RRF_K = 60.0
 _SUFFIXES = ("", "s", "es", "ed", "d", "ing", "er", "r")
 PLACEMENT_WEIGHT = 0.5
@@ -173,22 +176,36 @@ def sentences_of(chunks: Sequence[Node], parses: dict[str, Parse | None] | None 
     return out
 
 
-def presence(rows: list[list[Sentence]], linked: Mapping[str, re.Pattern[str] | None]) -> list[list[float]]:
+def presence(
+    rows: list[list[Sentence]], linked: Mapping[str, re.Pattern[str] | None], docs: Sequence[object] = ()
+) -> list[list[float]]:
+    """Each sentence's topic presence (see the module docstring); ``docs`` gives each row's document (a chunk of
+    a document another read chunk names the topic in scores :data:`SAME_DOCUMENT`)."""
     if not linked:
         return [[1.0] * len(row) for row in rows]
+    hits = {
+        i: [[p is not None and p.search(s.text) is not None for s in row] for row in rows] for i, p in linked.items()
+    }
+    named_in = {
+        i: {docs[r] for r, flags in enumerate(per_row) if any(flags) and r < len(docs) and docs[r] is not None}
+        for i, per_row in hits.items()
+    }
     out: list[list[float]] = []
-    for row in rows:
-        hits = {i: [p is not None and p.search(s.text) is not None for s in row] for i, p in linked.items()}
+    for r, row in enumerate(rows):
+        doc = docs[r] if r < len(docs) else None
         scores = []
         for j in range(len(row)):
             total = 0.0
-            for flags in hits.values():
+            for i, per_row in hits.items():
+                flags = per_row[r]
                 if flags[j]:
                     total += 1.0
                 elif j > 0 and flags[j - 1]:
                     total += PREVIOUS
                 elif any(flags):
                     total += SAME_CHUNK
+                elif doc is not None and doc in named_in[i]:
+                    total += SAME_DOCUMENT
             scores.append(total / len(hits))
         out.append(scores)
     return out
@@ -327,7 +344,8 @@ class Passages:
         sentence is on topic when there is none), continuing a reading ``start``: a sentence counts when it holds
         a term of ``wanted`` (any sentence when ``None``), and scores ``start.mark * presence * lex(start.covered |
         its terms)``. Each entity named in it (outside ``exclude``) keeps its best reading in ``out``."""
-        marks_of = presence(rows, {i: self.pattern(i) for i in topics})
+        docs = [node.props.get("doc") for node in chunks]
+        marks_of = presence(rows, {i: self.pattern(i) for i in topics}, docs)
         terms = self.idf.keys()
         for row, marks, node in zip(rows, marks_of, chunks, strict=True):
             candidates = self.candidates(node, exclude)

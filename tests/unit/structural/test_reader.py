@@ -10,7 +10,16 @@ from support.structural_fakes import TableEmbedder, add_chunks, add_entities, co
 from hybridkg.structural.base import CHUNK, ENTITY, Node
 from hybridkg.structural.graphstore.memory import InMemoryGraphStore
 from hybridkg.structural.retrieval import LinkedEntity, Retriever
-from hybridkg.structural.retrieval.reader import PREVIOUS, SAME_CHUNK, question_terms, read, readable, rrf, stem
+from hybridkg.structural.retrieval.reader import (
+    PREVIOUS,
+    SAME_CHUNK,
+    SAME_DOCUMENT,
+    question_terms,
+    read,
+    readable,
+    rrf,
+    stem,
+)
 from hybridkg.structural.settings import FeedbackConfig, RetrievalConfig
 
 TEXT = (
@@ -206,3 +215,18 @@ def test_the_readers_best_answer_leads_even_when_the_graph_prefers_another() -> 
     assert read_scores["mira"] > read_scores["jonas"] > 0  # both read, Mira's sentence says both terms
     # reciprocal rank fusion alone would put Jonas first (1/62 + 1/62 > 1/64 + 1/61)
     assert result.items[0].id == "mira"
+
+
+def test_a_later_chunk_of_the_topics_document_reads_at_half_the_chunk_presence() -> None:
+    first = Node("d1", CHUNK, {"doc": "review", "text": "Account review: Orrin Foods. A customer since 2019.",
+                               "entity_ids": ["orrin"]})
+    later = Node("d2", CHUNK, {"doc": "review", "text": "Jonas Wick will send the purchase order in May.",
+                               "entity_ids": ["jonas"]})
+    elsewhere = Node("d3", CHUNK, {"doc": "other", "text": "Mira Castell will send the purchase order in June.",
+                                   "entity_ids": ["mira"]})
+    q = "Who will send the purchase order for Orrin Foods?"
+    scores = read(q, [_link(q, "Orrin Foods", "orrin")], [first, later, elsewhere], ENTITIES)
+    assert scores == {"jonas": pytest.approx(SAME_DOCUMENT)}  # another document's chunk says nothing about Orrin
+    assert SAME_DOCUMENT == SAME_CHUNK / 2
+    # without the first chunk nothing says the later one is about Orrin Foods
+    assert read(q, [_link(q, "Orrin Foods", "orrin")], [later, elsewhere], ENTITIES) == {}
