@@ -1,7 +1,7 @@
 """Literals as property values and back (``docs/bridge.md`` §1.4): :func:`to_value` and its inverse :func:`to_literal`.
 
 Natives: a plain ``xsd:string`` is a ``str``; an ``xsd:integer`` in canonical form within int64 an ``int``; an
-``xsd:double`` in canonical form (XSD 1.1: ``1.5E0``, ``-1.0E-3``, ``0.0E0``; finite) a ``float``; an
+``xsd:double`` in canonical form (XSD 1.1: ``1.5E0``, ``-1.0E-3``, ``0.0E0``; finite, not ``-0.0E0``) a ``float``; an
 ``xsd:boolean`` in canonical form (``true``/``false``) a ``bool``.
 
 Every other literal is a string in an encoding that starts with :data:`MARK` (U+E000, a private-use character)
@@ -63,7 +63,9 @@ def _native(lexical: str, datatype: NamedNode) -> Value | None:
             f = float(lexical)
         except ValueError:
             return None
-        return f if math.isfinite(f) and double_lexical(f) == lexical else None
+        if not math.isfinite(f) or math.copysign(1.0, f) < 0 and f == 0:
+            return None  # -0.0 = 0.0 in Cypher: the two literals would compare equal as natives
+        return f if double_lexical(f) == lexical else None
     if datatype == XSD_BOOLEAN:
         return {"true": True, "false": False}.get(lexical)
     return None
