@@ -15,7 +15,7 @@ from hybridkg.bridge.mapping.model import (
 )
 from hybridkg.bridge.mapping.names import REGISTRY_LABEL, NameKind, NameRegistry
 from hybridkg.bridge.mapping.shapes import Shapes, domain_shapes, read_shapes
-from hybridkg.bridge.mapping.store import WriteReport, read_graph, write_graph
+from hybridkg.bridge.mapping.store import WriteReport, read_graph, read_registry, write_graph
 from hybridkg.bridge.mapping.to_pg import map_graph
 from hybridkg.bridge.mapping.to_rdf import to_rdf
 from hybridkg.bridge.mapping.values import MARK, to_literal, to_value
@@ -39,6 +39,7 @@ __all__ = [
     "domain_shapes",
     "map_graph",
     "read_graph",
+    "read_registry",
     "read_shapes",
     "to_literal",
     "to_rdf",

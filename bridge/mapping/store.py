@@ -29,7 +29,7 @@ from hybridkg.bridge.mapping.model import (
     ResourceNode,
 )
 from hybridkg.bridge.mapping.names import REGISTRY_LABEL, NameRegistry, RegistryRecord
-from hybridkg.errors import InvalidQuery, Unsupported
+from hybridkg.errors import InvalidInput, InvalidQuery, Unsupported
 from hybridkg.structural.base import GraphStore
 from hybridkg.structural.graphstore.dialect import check_name
 
@@ -68,7 +68,12 @@ def ensure_indexes(store: GraphStore, indexes: Sequence[IndexSpec]) -> None:
 
 
 def write_graph(store: GraphStore, mapped: MappedGraph, *, batch_size: int = BATCH) -> WriteReport:
-    """Merge ``mapped`` into ``store`` (nodes, then relationships, then the name registry), in batches."""
+    """Merge ``mapped`` into ``store`` (nodes, then relationships, then the name registry), in batches.
+
+    A graph already in ``store`` must have been mapped with the stored registry (``map_graph(...,
+    registry=read_registry(store))``): a name the store gives another IRI raises :class:`InvalidInput` before
+    anything is written, so two IRIs are never merged under one name."""
+    _check_registry(read_registry(store), mapped.mapping.registry)
     ensure_indexes(store, mapped.schema.indexes)
     statements = 0
     groups: dict[tuple[str, tuple[str, ...]], list[dict[str, Any]]] = {}
@@ -94,6 +99,16 @@ def write_graph(store: GraphStore, mapped: MappedGraph, *, batch_size: int = BAT
     props = {f: getattr(record, f) for f in RegistryRecord.__dataclass_fields__}
     store.query(WRITE_REGISTRY.format(label=REGISTRY_LABEL), {"props": props})
     return WriteReport(len(mapped.nodes), len(edges), statements + 1)
+
+
+def _check_registry(stored: NameRegistry, new: NameRegistry) -> None:
+    old = stored.record()
+    for name, iri in zip(old.names, old.iris, strict=True):
+        if new.iri(name) != iri:
+            raise InvalidInput(
+                f"the graph's name {name!r} stands for <{iri}>, the mapped graph's for <{new.iri(name)}>: map the "
+                "data with the stored registry (map_graph(..., registry=read_registry(store)))"
+            )
 
 
 def _ref(uri: object, bnode: object) -> NodeRef:

@@ -10,7 +10,16 @@ from pyoxigraph import Literal, NamedNode, RdfFormat, Triple, parse
 from support.falkor import falkordb_server, fresh_graph, short_tmp
 from support.shared import shared_path
 
-from hybridkg.bridge.mapping import REGISTRY_LABEL, domain_shapes, map_graph, read_graph, to_rdf, write_graph
+from hybridkg.bridge.mapping import (
+    REGISTRY_LABEL,
+    domain_shapes,
+    map_graph,
+    read_graph,
+    read_registry,
+    to_rdf,
+    write_graph,
+)
+from hybridkg.errors import InvalidInput
 from hybridkg.semantic.domains import DomainPolicy
 from hybridkg.structural.graphstore.falkordb_store import FalkorDBGraphStore
 from hybridkg.structural.graphstore.server import ManagedFalkorDB
@@ -94,3 +103,16 @@ def test_lubm1_round_trips_through_falkordb(graph: FalkorDBGraphStore) -> None:
     write_graph(graph, map_graph(triples))
     assert set(to_rdf(read_graph(graph))) == set(triples)
     assert time.perf_counter() - start < 30
+
+
+def test_a_later_batch_extends_the_stored_names_and_a_clashing_one_is_refused(graph: FalkorDBGraphStore) -> None:
+    a, site = NamedNode(EX + "a"), NamedNode("http://www.w3.org/1999/02/22-rdf-syntax-ns#type")
+    first = [Triple(a, site, NamedNode(EX + "Site"))]
+    second = [Triple(NamedNode(EX + "b"), site, NamedNode("https://other.org/Site"))]
+    write_graph(graph, map_graph(first))
+    with pytest.raises(InvalidInput, match="name 'Site' stands for <https://example.org/Site>"):
+        write_graph(graph, map_graph(second))
+    later = map_graph(second, registry=read_registry(graph))
+    assert later.mapping.label(NamedNode("https://other.org/Site")) == "ns1__Site"
+    write_graph(graph, later)
+    assert set(to_rdf(read_graph(graph))) == set(first + second)
