@@ -9,10 +9,11 @@ graph (typed properties, relationship types, indexes).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from pyoxigraph import BlankNode, Literal, NamedNode
 
-from hybridkg.bridge.base import BNODE, RESOURCE, URI, Value
+from hybridkg.bridge.base import BNODE, RESOURCE, URI, Mapping, Value
 from hybridkg.bridge.mapping.names import NameKind, NameRegistry
 from hybridkg.bridge.mapping.values import to_literal, to_value
 
@@ -114,6 +115,10 @@ class RdfMapping:
 
     def to_literal(self, value: Value) -> Literal:
         return to_literal(value)
+
+
+if TYPE_CHECKING:
+    _IMPLEMENTS: type[Mapping] = RdfMapping  # mypy checks RdfMapping against the protocol
 
 
 @dataclass(slots=True)

@@ -16,7 +16,15 @@ from collections.abc import Iterable, Mapping
 from pyoxigraph import BlankNode, DefaultGraph, Literal, NamedNode, Quad, Triple
 
 from hybridkg.bridge.base import Value
-from hybridkg.bridge.mapping.model import MappedGraph, NodeRef, PropertyValue, RdfMapping, Relationship, ResourceNode
+from hybridkg.bridge.mapping.model import (
+    MappedGraph,
+    NodeRef,
+    PropertyValue,
+    RdfMapping,
+    Relationship,
+    ResourceNode,
+    Schema,
+)
 from hybridkg.bridge.mapping.names import NameKind, NameRegistry
 from hybridkg.bridge.mapping.shapes import Shapes, schema_of, shape_names
 from hybridkg.bridge.mapping.values import to_value
@@ -50,7 +58,8 @@ def map_graph(
     """The property graph of ``statements`` (triples, or quads in the default graph).
 
     ``namespaces`` (prefix -> namespace IRI, e.g. a domain's) give the prefixes of colliding names; pass
-    ``registry`` to extend the names of a graph mapped before (names once given never change)."""
+    ``registry`` to extend the names of a graph mapped before (it is extended in place; names once given never
+    change). The classes and predicates of ``shapes`` are named too, with or without data."""
     triples = _triples(statements)
     registry = registry if registry is not None else NameRegistry(namespaces)
     names: dict[tuple[NameKind, str], None] = dict.fromkeys(shape_names(shapes) if shapes else [])
@@ -102,11 +111,8 @@ def map_graph(
         for key, vals in props.items():
             out[key] = vals[0] if len(vals) == 1 and key not in listed else vals
         nodes[ref].props = out
-    schema = schema_of(shapes, registry) if shapes else None
-    mapped = MappedGraph(nodes, edges, RdfMapping(registry))
-    if schema is not None:
-        mapped.schema = schema
-    return mapped
+    schema = schema_of(shapes, registry) if shapes else Schema()
+    return MappedGraph(nodes, edges, RdfMapping(registry), schema)
 
 
 def _list_keys(shapes: Shapes | None, registry: NameRegistry) -> dict[str, set[str]]:
