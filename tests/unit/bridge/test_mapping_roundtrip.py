@@ -6,6 +6,8 @@ from __future__ import annotations
 import time
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from pyoxigraph import BlankNode, DefaultGraph, Literal, NamedNode, Quad, RdfFormat, Triple, parse
 from rdflib.compare import isomorphic
 from support.shared import shared_path
@@ -20,6 +22,7 @@ PREFIXES = """@prefix ex: <https://example.org/> . @prefix xsd: <http://www.w3.o
 @prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .
 """
 EX = "https://example.org/"
+RDF = "http://www.w3.org/1999/02/22-rdf-syntax-ns#"
 UB = "http://www.lehigh.edu/~zhp2/2004/0401/univ-bench.owl#"
 
 
@@ -141,3 +144,24 @@ def test_names_the_registry_does_not_hold_are_refused_on_the_way_back() -> None:
     mapped.edges.append(Relationship("LINKS", node.ref, node.ref))
     with pytest.raises(Unsupported, match="type 'LINKS'"):
         to_rdf(mapped)
+
+
+_SUBJECTS = st.sampled_from([NamedNode(EX + "a"), NamedNode("https://other.org/a"), BlankNode("b1"), BlankNode("b2")])
+_PREDICATES = st.sampled_from(
+    [NamedNode(EX + "p"), NamedNode("https://other.org/p"), NamedNode(RDF + "type"), NamedNode(EX + "uri")]
+)
+_CLASSES = st.sampled_from([NamedNode(EX + "C"), NamedNode("https://other.org/C"), NamedNode(EX + "p")])
+_LITERALS = st.one_of(
+    st.text(max_size=4).map(Literal),
+    st.integers().map(Literal),
+    st.floats().map(Literal),
+    st.booleans().map(Literal),
+    st.tuples(st.text(max_size=4), st.sampled_from(["en", "de-ch"])).map(lambda t: Literal(t[0], language=t[1])),
+)
+_OBJECTS = st.one_of(_SUBJECTS, _CLASSES, _LITERALS)
+
+
+@given(st.lists(st.tuples(_SUBJECTS, _PREDICATES, _OBJECTS), max_size=12))
+def test_any_graph_round_trips(spo: list[tuple[NamedNode | BlankNode, NamedNode, object]]) -> None:
+    triples = [Triple(s, p, o) for s, p, o in spo]  # type: ignore[arg-type]
+    assert set(to_rdf(map_graph(triples))) == set(triples)
