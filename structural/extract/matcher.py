@@ -176,6 +176,11 @@ class Gazetteer:
                         del self._ranked[key]
                     self._touch(key)
 
+    def build(self) -> None:
+        """Build the automata for the names added so far now (a service's start-up) rather than on the next
+        :meth:`find`."""
+        self._current()
+
     def find(self, text: str) -> list[Mention]:
         """Mentions of known entities in ``text``, in order, non-overlapping."""
         if not text:

@@ -278,3 +278,11 @@ def test_a_short_form_many_entities_share_links_none() -> None:
     assert linked(linker, "who runs North?") == []  # four entities: a family of names
     assert linked(linker, "who runs North Sea?") == [("ent:crm:north 1", "North Sea", False)]
     assert linked(linker, "who runs Nordvik?") == [("ent:crm:nordvik", "Nordvik", False)]
+
+
+def test_load_builds_the_automata_so_the_first_query_does_not(graph: InMemoryGraphStore) -> None:
+    linker = EntityLinker(graph, max_edits=1)
+    linker.load()
+    gazetteers = linker._gazetteers.values()
+    assert gazetteers
+    assert all(not any(g._stale) for g in gazetteers)  # nothing left to rebuild on the first find
