@@ -194,8 +194,10 @@ class BridgeSync:
 
     @property
     def registry(self) -> NameRegistry:
+        """The stored name registry (a new one with the scope's namespaces when the graph has none yet)."""
         if self._registry is None:
-            self._registry = read_registry(self.graph)
+            stored = read_registry(self.graph)
+            self._registry = stored if stored.record().names else NameRegistry(self.scope.namespaces)
         return self._registry
 
     def _map(self, triples: Iterable[Triple]) -> MappedGraph:

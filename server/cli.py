@@ -69,6 +69,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     cli_ask.add_parser(sub, _common)
 
+    from hybridkg.server import cli_bridge
+
+    cli_bridge.add_parser(sub, _common)
+
     p = sub.add_parser("serve", help="run the gRPC service and the SPARQL endpoint (the demo KB without a store)")
     _common(p)
     p.add_argument("--grpc", metavar="HOST:PORT", help="gRPC listener (default: server.grpc, 127.0.0.1:50051)")
@@ -294,6 +298,12 @@ def cmd_ask(args: argparse.Namespace) -> int:
     return run(args, _settings(args))
 
 
+def cmd_bridge(args: argparse.Namespace) -> int:
+    from hybridkg.server.cli_bridge import cmd_bridge as run
+
+    return run(args, _settings(args))
+
+
 def _structural(name: str) -> Any:
     def run(args: argparse.Namespace) -> int:
         from hybridkg.server import cli_structural
@@ -314,6 +324,7 @@ COMMANDS = {
     "serve": cmd_serve,
     "ask": cmd_ask,
     "keys": cmd_keys,
+    "bridge": cmd_bridge,
     "docs": _structural("docs"),
     "retrieve": _structural("retrieve"),
     "feedback": _structural("feedback"),
