@@ -21,7 +21,9 @@ ex:rex a ex:Dog ; ex:name "Rex", "Rexy"@en ; ex:friend [ ex:name "anon" ] .
 """
 
 
-def hybridkg(*args: str | Path, check: bool = True, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+def hybridkg(
+    *args: str | Path, check: bool = True, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     exe = shutil.which("hybridkg", path=str(Path(sys.executable).parent)) or "hybridkg"
     proc = subprocess.run([exe, *map(str, args)], capture_output=True, text=True, timeout=300,
                           env={**os.environ, **(env or {})})
