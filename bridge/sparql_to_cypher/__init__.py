@@ -1,0 +1,113 @@
+"""SPARQL 1.1 -> Cypher over the property graph an RDF graph maps to (issue 11 §2; the mapping's conventions are
+:mod:`hybridkg.bridge.base`'s).
+
+``translate(query, mapping)`` gives a :class:`CypherQuery`: the statement, its parameters (every IRI and literal
+of the query; only names, backtick-quoted, are spliced), the SPARQL variables it returns in projection order and
+how to read each column back into SPARQL terms (:meth:`CypherQuery.terms`). Anything outside the translated
+fragment raises :class:`hybridkg.errors.Unsupported` naming the construct; a query the translator cannot answer
+exactly is refused, never approximated.
+
+Pipeline (one stage per module, as oxigraph splits SPARQL into parse -> optimise -> evaluate):
+
+* ``parse``: rdflib's parser and algebra (SPARQL 1.1 §18.2), cached (LRU, 512 queries).
+* ``plan`` (with ``bgp``, ``aggregates``, ``modifiers``, ``scope``): the algebra as a pipeline of Cypher clauses.
+  A SPARQL variable is a Cypher variable holding a ``:Resource`` node (an IRI or a blank node) or a property value
+  (a literal); which one is decided statically per variable (``query.Sort``). Joins reuse variables; OPTIONAL,
+  UNION, MINUS, EXISTS, sub-SELECTs and ``p+`` paths run in ``CALL { WITH <shared> ... }`` subqueries.
+* ``functions``: FILTER/BIND expressions with SPARQL's error semantics as Cypher's ``null``.
+* ``emit``: Cypher fragments, parameters, names, and the FalkorDB dialect assumptions (in its docstring).
+
+Design decisions and refusal rules (the reasons are in each module's docstring):
+
+1. Three-valued logic: SPARQL errors are Cypher ``null``; ``AND``/``OR``/``NOT`` agree on them. Effective boolean
+   values of non-boolean terms are refused.
+2. Unbound variables: a join, OPTIONAL, UNION, MINUS, EXISTS or sub-SELECT sharing a variable that may be unbound
+   on either side is refused (SPARQL joins unbound with anything; Cypher's ``null`` with nothing).
+3. Literal values: the mapping's native values (Integer = xsd:integer, Float = xsd:double, Boolean = xsd:boolean,
+   String = xsd:string) are compared, ordered and inspected exactly (numbers with promotion; ``=`` across classes
+   false, ``<`` an error; a triple pattern's literal matches only the same type). Other literals are stored
+   encoded (``Mapping.to_value``): a translated statement that meets one in an expression, an ordering key or an
+   aggregate stops with FalkorDB's "Division by zero" (``emit.RUNTIME_REFUSAL``), which callers report as
+   Unsupported. Which strings are plain is the mapping's to say (the optional :class:`PlainStrings`); without it
+   every string counts as encoded.
+4. Term equality in patterns is sameTerm (``1`` never matches ``1.0``); ``=`` in FILTER is SPARQL's value equality.
+5. ORDER BY orders ranks (unbound < blank < IRI < number < string < boolean) then values, as Oxigraph does.
+6. Bag semantics: ``UNION ALL``; relationship uniqueness avoided with one ``MATCH`` per triple; ``p+``, ``p*``,
+   ``p?`` keep SPARQL's distinct-endpoint semantics.
+7. Not translated (Unsupported): named graphs (GRAPH, FROM), SERVICE, variable predicates and classes, AVG,
+   division, most string and date functions, DESCRIBE; see the module docstrings for each smaller rule.
+
+Results: node columns hold the IRI, or ``_:`` and the blank node's key; value columns hold the property value
+(``Mapping.to_literal``). ASK holds iff the statement returns a row. CONSTRUCT returns the template's variables
+and :meth:`CypherQuery.triples` instantiates the template (deduplicate for the graph).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rdflib import BNode, Literal, URIRef, Variable
+
+from hybridkg.bridge.base import Mapping
+from hybridkg.bridge.sparql_to_cypher import emit
+from hybridkg.bridge.sparql_to_cypher.functions import PlainStrings, to_oxigraph
+from hybridkg.bridge.sparql_to_cypher.modifiers import solution
+from hybridkg.bridge.sparql_to_cypher.parse import integers_as_written, prepared
+from hybridkg.bridge.sparql_to_cypher.plan import Planner
+from hybridkg.bridge.sparql_to_cypher.query import CypherQuery, Kind, Sort, TemplateTerm, Term
+from hybridkg.bridge.sparql_to_cypher.scope import cypher
+from hybridkg.errors import Unsupported
+
+__all__ = ["CypherQuery", "Kind", "PlainStrings", "RUNTIME_REFUSAL", "Sort", "TemplateTerm", "Term", "translate"]
+
+RUNTIME_REFUSAL = emit.RUNTIME_REFUSAL
+
+
+def translate(query: str, mapping: Mapping) -> CypherQuery:
+    """The Cypher for ``query`` (SELECT, ASK or CONSTRUCT) on the graph ``mapping`` describes."""
+    algebra = prepared(query).algebra
+    if algebra.get("datasetClause"):
+        raise Unsupported("FROM / FROM NAMED (the property graph has one default graph)")
+    planner = Planner(mapping, integers_as_written=integers_as_written(query))
+    out: list[str] = []
+    if algebra.name == "AskQuery":
+        planner.pattern(_unproject(algebra.p), {}, out)
+        out.append("RETURN true AS ask LIMIT 1")
+        return CypherQuery(" ".join(out), planner.params.values, (), (), Kind.ASK)
+    if algebra.name not in ("SelectQuery", "ConstructQuery"):
+        raise Unsupported(f"{algebra.name.removesuffix('Query').upper()} queries")
+    sol = solution(planner, algebra.p, {}, out)
+    items = []
+    for c in sol.columns:
+        b = sol.scope.get(c)
+        v = cypher(c)
+        if b is None:
+            items.append(f"null AS {emit.name(c)}")
+        elif b.sort is Sort.NODE:
+            items.append(f"{emit.node_term(v)} AS {emit.name(c)}")
+        else:
+            items.append(f"{v} AS {emit.name(c)}")
+    out.append(sol.returns(items))
+    sorts = tuple(sol.scope[c].sort if c in sol.scope else Sort.VALUE for c in sol.columns)
+    if algebra.name == "ConstructQuery":
+        template = tuple(tuple(_template(t, mapping) for t in triple) for triple in algebra.template)
+        return CypherQuery(" ".join(out), planner.params.values, tuple(sol.columns), sorts, Kind.CONSTRUCT, template)  # type: ignore[arg-type]
+    return CypherQuery(" ".join(out), planner.params.values, tuple(sol.columns), sorts)
+
+
+def _unproject(node: Any) -> Any:
+    return node.p if node.name == "Project" else node
+
+
+def _template(t: Any, mapping: Mapping) -> TemplateTerm:
+    from pyoxigraph import NamedNode
+
+    if isinstance(t, Variable):
+        return TemplateTerm(var=str(t))
+    if isinstance(t, BNode):
+        return TemplateTerm(bnode=str(t))
+    if isinstance(t, URIRef):
+        return TemplateTerm(term=NamedNode(str(t)))
+    if isinstance(t, Literal):
+        return TemplateTerm(term=to_oxigraph(t))
+    raise Unsupported(f"the CONSTRUCT template term {t!r}")

@@ -1,0 +1,241 @@
+"""Basic graph patterns and property paths (SPARQL 1.1 §18.2.1, §9) as ``MATCH`` clauses in the conventions of
+:mod:`hybridkg.bridge.base`: ``rdf:type`` is a label, an IRI object a relationship, a literal object a value of
+a node property (one value, or a list of them).
+
+One ``MATCH`` per triple pattern (Cypher never binds one relationship twice within a ``MATCH``; a BGP may). A
+property's values are unwound from its scalar-or-list (:func:`emit.values_of`) and a literal matches a value of
+the same type (``1`` never matches ``1.0``: they are different RDF terms). Arbitrary-length paths keep SPARQL's
+set semantics (§18.4: each reachable node once per start) with ``RETURN DISTINCT`` in a ``CALL`` subquery.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from rdflib import RDF, Literal, URIRef, Variable
+from rdflib.paths import AlternativePath, InvPath, MulPath, Path, SequencePath
+
+from hybridkg.bridge.sparql_to_cypher import emit
+from hybridkg.bridge.sparql_to_cypher.query import Sort
+from hybridkg.bridge.sparql_to_cypher.scope import (
+    Binding,
+    NoMatch,
+    Scope,
+    Temp,
+    carried,
+    cypher,
+    key_of,
+    require_certain,
+)
+from hybridkg.errors import Unsupported
+
+if TYPE_CHECKING:
+    from hybridkg.bridge.sparql_to_cypher.plan import Planner
+
+_LENGTHS = {"+": "*1..", "*": "*0..", "?": "*0..1"}
+
+
+def bgp(planner: Planner, triples: list[tuple[Any, Any, Any]], row: Scope, out: list[str]) -> Scope:
+    """Append the ``MATCH`` clauses of ``triples`` joined with ``row``; return the variables they bind."""
+    keys = {k for t in triples for x in (t[0], t[2]) if (k := key_of(x))}
+    require_certain(keys & row.keys(), row, what="a join")
+    known = _sorts(planner, triples, row)
+    own: Scope = {k: Binding(known.get(k, Sort.VALUE), True) for k in keys}
+    clauses: list[str] = []
+    try:
+        done: set[str] = set(row)
+        for s, p, o in triples:
+            _triple(planner, s, p, o, known, done, clauses)
+    except NoMatch:
+        out.append(f"UNWIND [] AS {planner.fresh('e')}")
+        out.append(emit.with_clause(carried(row), [f"null AS {cypher(k)}" for k in sorted(keys - row.keys())]))
+        return own
+    out.extend(clauses)
+    return own
+
+
+def _names(planner: Planner, p: URIRef) -> tuple[str | None, str | None]:
+    from pyoxigraph import NamedNode
+
+    iri = NamedNode(str(p))
+    return planner.mapping.relationship_type(iri), planner.mapping.property_key(iri)
+
+
+def _sorts(planner: Planner, triples: list[tuple[Any, Any, Any]], row: Scope) -> dict[str, Sort]:
+    """What each variable of the pattern is (node or literal), from the positions it takes."""
+    known = {k: b.sort for k, b in row.items()}
+
+    def note(key: str | None, sort: Sort) -> bool:
+        if key is None:
+            return False
+        if known.get(key, sort) is not sort:
+            raise Unsupported(f"?{key} is a node in one triple pattern and a literal in another")
+        changed = key not in known
+        known[key] = sort
+        return changed
+
+    changed = True
+    while changed:
+        changed = False
+        for s, p, o in triples:
+            changed |= note(key_of(s), Sort.NODE)
+            if isinstance(p, Path):
+                changed |= note(key_of(o), Sort.NODE)
+            elif isinstance(p, URIRef) and p != RDF.type:
+                rt, pk = _names(planner, p)
+                if rt is not None and pk is None:
+                    changed |= note(key_of(o), Sort.NODE)
+                elif pk is not None and rt is None:
+                    changed |= note(key_of(o), Sort.VALUE)
+    return known
+
+
+def _node(planner: Planner, term: Any, done: set[str], clauses: list[str]) -> tuple[str, str]:
+    """The Cypher variable of a subject or object node and its pattern (binding a constant IRI first)."""
+    key = key_of(term)
+    if key is not None:
+        v = cypher(key)
+        return v, f"({v})" if key in done else emit.node_pattern(v)
+    if isinstance(term, URIRef):
+        v = planner.fresh("n")
+        clauses.append("MATCH " + emit.node_pattern(v, uri_param=planner.params.add(str(term))))
+        return v, f"({v})"
+    raise NoMatch  # a literal subject
+
+
+def _triple(
+    planner: Planner, s: Any, p: Any, o: Any, known: dict[str, Sort], done: set[str], clauses: list[str]
+) -> None:
+    if isinstance(p, Variable):
+        raise Unsupported("a variable predicate (?s ?p ?o)")
+    if isinstance(p, Path):
+        _path(planner, s, p, o, done, clauses)
+        return
+    sv, spat = _node(planner, s, done, clauses)
+    if p == RDF.type:
+        if not isinstance(o, URIRef):
+            raise Unsupported("a variable class (?s rdf:type ?c)") if not isinstance(o, Literal) else NoMatch
+        from pyoxigraph import NamedNode
+
+        label = planner.mapping.label(NamedNode(str(o)))
+        if label is None:
+            raise NoMatch
+        clauses.append(f"MATCH {emit.node_pattern(sv, (label,))}")
+        _mark(s, done)
+        return
+    rt, pk = _names(planner, p)
+    okey = key_of(o)
+    node_object = isinstance(o, URIRef) or (okey is not None and known.get(okey) is Sort.NODE)
+    if okey is not None and okey not in known:
+        if rt is not None and pk is not None:
+            raise Unsupported(f"<{p}> is both a relationship type and a property key: ?{okey} could be either")
+        raise NoMatch
+    if node_object:
+        if rt is None:
+            raise NoMatch
+        ov, opat = _node(planner, o, done, clauses)
+        clauses.append(f"MATCH {spat}-[:{emit.name(rt)}]->{opat}")
+    else:
+        if pk is None:
+            raise NoMatch
+        values = emit.values_of(sv, pk)
+        if isinstance(o, Literal):
+            value = planner.term_value(o)
+            cond = (
+                f"any(_x IN {values} WHERE _x = {planner.params.add(value)} AND typeOf(_x) = '{emit.type_name(value)}')"
+            )
+            clauses.append(f"MATCH {spat} WHERE {cond}")
+        elif okey is None:
+            raise NoMatch  # an IRI object of a literal-valued predicate
+        elif okey in done:
+            clauses.append(f"MATCH {spat} WHERE any(_x IN {values} WHERE {emit.same_term('_x', cypher(okey))})")
+        else:
+            clauses.append(f"MATCH {spat} UNWIND {values} AS {cypher(okey)}")
+    _mark(s, done)
+    _mark(o, done)
+
+
+def _mark(term: Any, done: set[str]) -> None:
+    if (k := key_of(term)) is not None:
+        done.add(k)
+
+
+# ---------------------------------------------------------------------------------------------- paths
+
+
+def _link(planner: Planner, p: Any) -> tuple[list[str], bool]:
+    """The relationship types of a link, an inverse link or an alternative of them, and whether inverted."""
+    if isinstance(p, URIRef):
+        rt, pk = _names(planner, p)
+        if pk is not None:
+            raise Unsupported(f"a property path over <{p}>, which has literal objects")
+        if rt is None:
+            raise Unsupported(f"a property path over <{p}>, which is not in the mapped data")
+        return [rt], False
+    if isinstance(p, InvPath):
+        types, inv = _link(planner, p.arg)
+        return types, not inv
+    if isinstance(p, AlternativePath):
+        parts = [_link(planner, a) for a in p.args]
+        if len({inv for _, inv in parts}) > 1:
+            raise Unsupported("an alternative path mixing directions")
+        return [t for types, _ in parts for t in types], parts[0][1]
+    raise Unsupported(f"the property path {p}")
+
+
+def _path(planner: Planner, s: Any, p: Path, o: Any, done: set[str], clauses: list[str]) -> None:
+    steps = list(p.args) if isinstance(p, SequencePath) else [p]
+    ends: list[Any] = [s, *(Temp(planner.fresh("m")[1:]) for _ in steps[1:]), o]
+    for i, step in enumerate(steps):
+        a, b = ends[i], ends[i + 1]
+        if isinstance(step, MulPath):
+            _repeat(planner, a, step, b, done, clauses)
+        else:
+            types, inv = _link(planner, step)
+            av, apat = _node(planner, a, done, clauses)
+            bv, bpat = _node(planner, b, done, clauses)
+            rel = "[:" + "|".join(emit.name(t) for t in types) + "]"
+            clauses.append(f"MATCH {apat}<-{rel}-{bpat}" if inv else f"MATCH {apat}-{rel}->{bpat}")
+        _mark(a, done)
+        _mark(b, done)
+
+
+def _repeat(planner: Planner, a: Any, step: MulPath, b: Any, done: set[str], clauses: list[str]) -> None:
+    types, inv = _link(planner, step.path)
+    length = _LENGTHS[step.mod]
+    zero = step.mod != "+"
+    if zero and (not key_of(a) or not key_of(b)):
+        raise Unsupported(f"{step.mod} with a constant end (its zero-length match need not be a node)")
+    ka, kb = key_of(a), key_of(b)
+    a_bound = ka is None or ka in done
+    b_bound = kb is None or kb in done
+    if zero and not a_bound and not b_bound:
+        raise Unsupported(f"{step.mod} with both ends unbound (its zero-length matches include literals)")
+    rel = f"[:{'|'.join(emit.name(t) for t in types)}{length}]"
+    if a_bound and b_bound:
+        av, _ = _node(planner, a, done, clauses)
+        bv, _ = _node(planner, b, done, clauses)
+        link = f"({av})<-{rel}-({bv})" if inv else f"({av})-{rel}->({bv})"
+        clauses.append(f"MATCH ({av}) WHERE {link}")
+        return
+    src, dst = planner.fresh("s"), planner.fresh("t")
+    imports: list[str] = []
+    if a_bound:
+        av, _ = _node(planner, a, done, clauses)
+        imports.append(av)
+        head, returns = f"({av})", f"{dst} AS {cypher(kb)}" if kb else ""
+    elif b_bound:
+        bv, _ = _node(planner, b, done, clauses)
+        imports.append(bv)
+        head, returns = emit.node_pattern(src), f"{src} AS {cypher(ka)}" if ka else ""
+    else:
+        head = emit.node_pattern(src)
+        returns = (
+            f"{src} AS {cypher(ka or '')}" if ka == kb else f"{src} AS {cypher(ka or '')}, {dst} AS {cypher(kb or '')}"
+        )
+    tail = f"({imports[0]})" if b_bound and not a_bound else emit.node_pattern(dst)
+    if ka == kb and not a_bound:
+        tail = f"({src})"
+    link = f"{head}<-{rel}-{tail}" if inv else f"{head}-{rel}->{tail}"
+    with_ = f"WITH {', '.join(imports)} " if imports else ""
+    clauses.append(f"CALL {{ {with_}MATCH {link} RETURN DISTINCT {returns} }}")

