@@ -1,0 +1,77 @@
+"""SPARQL -> Cypher refuses, naming the construct, whatever it cannot translate exactly."""
+
+from __future__ import annotations
+
+import pytest
+from support.bridge_fakes import DictMapping
+
+from hybridkg.bridge.sparql_to_cypher import translate
+from hybridkg.bridge.sparql_to_cypher.functions import translate_regex
+from hybridkg.errors import Unsupported
+
+P = "PREFIX : <http://e/> "
+MAPPING = DictMapping(
+    labels={"http://e/Person": "Person"},
+    relationships={"http://e/knows": "knows", "http://e/both": "both_r"},
+    properties={"http://e/name": "name", "http://e/age": "age", "http://e/both": "both_k"},
+)
+
+REFUSED = [
+    ("SELECT * WHERE { ?s ?p ?o }", "variable predicate"),
+    ("SELECT * WHERE { ?s a ?c }", "variable class"),
+    ("SELECT * WHERE { ?s :both ?o }", "both a relationship type and a property key"),
+    ("SELECT ?s WHERE { ?s :knows ?o ; :name ?o }", "node in one triple pattern and a literal"),
+    ("SELECT (AVG(?a) AS ?m) WHERE { ?s :age ?a }", "AVG"),
+    ("SELECT ?s WHERE { ?s :age ?a FILTER(?a / 2 > 1) }", "division"),
+    ("SELECT * WHERE { ?s a :Person OPTIONAL { ?s :knows ?o } ?o :name ?n }", "may be unbound"),
+    ("SELECT * WHERE { ?s a :Person OPTIONAL { ?s :knows ?o } OPTIONAL { ?o :name ?n } }", "may be unbound"),
+    ("SELECT * WHERE { { ?s :knows ?o } UNION { ?s :name ?n } ?o :name ?m }", "may be unbound"),
+    ("SELECT * WHERE { { ?x :knows ?y } UNION { ?x :age ?y } }", "node in one UNION branch"),
+    ("SELECT * WHERE { ?s :name ?n BIND(:x AS ?i) }", "BIND of an IRI"),
+    ("SELECT * FROM <http://g> WHERE { ?s :name ?n }", "FROM"),
+    ("SELECT * WHERE { GRAPH ?g { ?s :name ?n } }", "Graph"),
+    ("SELECT * WHERE { SERVICE <http://x> { ?s :name ?n } }", "Service"),
+    ("DESCRIBE :a", "DESCRIBE"),
+    ("SELECT ?o WHERE { :a :knows* ?o }", "constant end"),
+    ("SELECT * WHERE { ?s :knows* ?o }", "both ends unbound"),
+    ("SELECT * WHERE { ?s :name+ ?o }", "literal objects"),
+    ("SELECT * WHERE { ?s (:knows/:knows)+ ?o }", "property path"),
+    ("SELECT * WHERE { ?s :knows ?o VALUES ?x { :a :b } }", "VALUES binding IRIs"),
+    ("SELECT * WHERE { ?s a :Person { SELECT ?s WHERE { ?s :knows ?o } LIMIT 1 } }", "LIMIT/OFFSET in a sub-SELECT"),
+    ("SELECT DISTINCT ?s WHERE { ?s :name ?n } ORDER BY ?n", "ORDER BY an expression of unprojected"),
+    ("SELECT * WHERE { ?s :name ?n FILTER(?n) }", "effective boolean value"),
+    ("SELECT * WHERE { ?s :age 1.5 }", "rewrites its lexical form"),
+    ("SELECT * WHERE { ?s :age 030 }", "non-canonical numbers"),
+    ("SELECT * WHERE { ?s :name ?n FILTER(regex(?n, ?n)) }", "non-constant pattern"),
+    ("SELECT (COUNT(DISTINCT *) AS ?c) WHERE { ?s :name ?n }", r"COUNT\(DISTINCT \*\)"),
+    ("SELECT ?l (COUNT(*) AS ?c) WHERE { ?s :name ?n } GROUP BY (STRLEN(?n) AS ?l)", "STRLEN"),
+    ("SELECT * WHERE { ?s :name ?n FILTER(?n = 'a'@en) }", "stores encoded"),
+    ("SELECT * WHERE { ?s :name ?n FILTER(STRLEN(?n) > 1) }", "STRLEN"),
+    ("SELECT (MIN(?o) AS ?m) WHERE { ?s :knows ?o }", "over IRIs"),
+]
+
+
+@pytest.mark.parametrize(("query", "names"), REFUSED, ids=[f"r{i}" for i in range(len(REFUSED))])
+def test_refused(query: str, names: str) -> None:
+    with pytest.raises(Unsupported, match=names):
+        translate(P + query, MAPPING)
+
+
+def test_regex_is_rewritten_into_the_engines_syntax() -> None:
+    assert translate_regex("^a.c$", "") == "^a[^\\n\\r]c\\z"
+    assert translate_regex("[a.$]\\.x", "i") == "(?i)[a.$]\\.x"
+
+
+@pytest.mark.parametrize(
+    ("pattern", "flags", "names"),
+    [
+        ("\\d+", "", "escape"),
+        ("a", "s", "flags"),
+        ("é", "i", "non-ASCII"),
+        ("(?i)a", "", "group"),
+        ("[[a]]", "", "nested"),
+    ],
+)
+def test_regex_outside_the_safe_subset_is_refused(pattern: str, flags: str, names: str) -> None:
+    with pytest.raises(Unsupported, match=names):
+        translate_regex(pattern, flags)
