@@ -52,7 +52,7 @@ from hybridkg.bridge.base import Mapping
 from hybridkg.bridge.sparql_to_cypher import emit
 from hybridkg.bridge.sparql_to_cypher.functions import PlainStrings, to_oxigraph
 from hybridkg.bridge.sparql_to_cypher.modifiers import solution
-from hybridkg.bridge.sparql_to_cypher.parse import integers_as_written, prepared
+from hybridkg.bridge.sparql_to_cypher.parse import parse
 from hybridkg.bridge.sparql_to_cypher.plan import Planner
 from hybridkg.bridge.sparql_to_cypher.query import CypherQuery, Kind, Sort, TemplateTerm, Term
 from hybridkg.bridge.sparql_to_cypher.scope import cypher
@@ -65,10 +65,11 @@ RUNTIME_REFUSAL = emit.RUNTIME_REFUSAL
 
 def translate(query: str, mapping: Mapping) -> CypherQuery:
     """The Cypher for ``query`` (SELECT, ASK or CONSTRUCT) on the graph ``mapping`` describes."""
-    algebra = prepared(query).algebra
+    parsed = parse(query)
+    algebra = parsed.algebra
     if algebra.get("datasetClause"):
         raise Unsupported("FROM / FROM NAMED (the property graph has one default graph)")
-    planner = Planner(mapping, integers_as_written=integers_as_written(query))
+    planner = Planner(mapping, integers_as_written=parsed.integers_as_written)
     out: list[str] = []
     if algebra.name == "AskQuery":
         planner.pattern(_unproject(algebra.p), {}, out)
@@ -77,6 +78,8 @@ def translate(query: str, mapping: Mapping) -> CypherQuery:
     if algebra.name not in ("SelectQuery", "ConstructQuery"):
         raise Unsupported(f"{algebra.name.removesuffix('Query').upper()} queries")
     sol = solution(planner, algebra.p, {}, out)
+    if parsed.select_star and algebra.name == "SelectQuery":
+        sol.columns = [c for c in sol.columns if c in sol.scope]
     items = []
     for c in sol.columns:
         b = sol.scope.get(c)

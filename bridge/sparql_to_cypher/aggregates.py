@@ -45,7 +45,9 @@ def aggregate(planner: Planner, node: Any, row: Scope, out: list[str]) -> Scope:
         raise Unsupported("aggregation in a group joined with other patterns on variables it does not group by")
     temps: list[str] = []
     comp = planner.compiler(own, out, temps)
+    # a value key is grouped with its type: Cypher groups 1 with 1.0, SPARQL does not
     first: list[str] = [cypher(k) for k in keys]
+    first += [f"typeOf({cypher(k)}) AS {planner.fresh('g')}" for k in keys if own[k].sort is Sort.VALUE]
     second: list[str] = []
     result: Scope = {}
     for agg in node.A:
@@ -92,7 +94,9 @@ def aggregate(planner: Planner, node: Any, row: Scope, out: list[str]) -> Scope:
         guard = emit.refuse_if(f"any(_v IN {values} WHERE NOT {comp.native('_v')})")
         second.append(f"CASE WHEN {guard} THEN {_compute(planner, name, agg, values)} END AS {target}")
         result[res] = Binding(Sort.VALUE, False)
-    out.append(emit.with_clause(first, temps))
+    if temps:
+        raise Unsupported("EXISTS in an aggregate")
+    out.append(emit.with_clause(first))
     out.append(emit.with_clause([*(cypher(k) for k in sorted(row)), *second]))
     return result
 

@@ -99,12 +99,7 @@ class Compiler:
 
     def condition(self, e: Any) -> str:
         """The Cypher boolean of a FILTER (or HAVING, or OPTIONAL) condition."""
-        x = self.compile(e)
-        if x.kind is EKind.NULL:
-            return "null"
-        if x.kind is not EKind.BOOL:
-            raise Unsupported("the effective boolean value of a non-boolean expression")
-        return x.text
+        return self.boolean(e).text
 
     def compile(self, e: Any) -> Expr:
         if isinstance(e, Variable):
@@ -228,10 +223,20 @@ class Compiler:
         raise Unsupported(f"the operator {op}")
 
     def boolean(self, e: Any) -> Expr:
+        """The effective boolean value of ``e`` (SPARQL 1.1 §17.2.2): a boolean, a number other than 0 and NaN, a
+        non-empty plain string; an error for anything else."""
         x = self.compile(e)
-        if x.kind not in (EKind.BOOL, EKind.NULL):
-            raise Unsupported("the effective boolean value of a non-boolean expression")
-        return x
+        if x.kind in (EKind.BOOL, EKind.NULL):
+            return x
+        if x.kind not in VALUES:
+            return Expr(f"(CASE WHEN {x.text} IS NULL THEN null END)", EKind.BOOL)
+        t = f"typeOf({x.text})"
+        ebv = (
+            f"(CASE WHEN {t} = 'Boolean' THEN {x.text} = true "
+            f"WHEN {t} IN ['Integer', 'Float'] THEN {_num(x.text)} <> 0 AND {_num(x.text)} = {_num(x.text)} "
+            f"WHEN {t} = 'String' THEN size(toString({x.text})) > 0 END)"
+        )
+        return Expr(self.guarded(self.guard(x), ebv), EKind.BOOL)
 
     def logical(self, e: Any, op: str) -> Expr:
         parts = [self.boolean(e.expr), *(self.boolean(o) for o in e.other)]

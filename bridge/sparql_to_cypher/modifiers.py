@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING, Any
 
 from hybridkg.bridge.sparql_to_cypher import emit
 from hybridkg.bridge.sparql_to_cypher.functions import VALUES, Compiler, EKind, Expr
-from hybridkg.bridge.sparql_to_cypher.scope import Scope, carried, expr_vars, merge
+from hybridkg.bridge.sparql_to_cypher.query import Sort
+from hybridkg.bridge.sparql_to_cypher.scope import Scope, carried, cypher, expr_vars, merge
 from hybridkg.errors import Unsupported
 
 if TYPE_CHECKING:
@@ -28,10 +29,18 @@ class Solution:
     keys: list[tuple[str, bool]] = field(default_factory=list)  # (Cypher key variable, descending)
     start: int = 0
     length: int | None = None
+    tag: str = "_t"  # prefix of the extra type columns (fresh per sub-SELECT: they join the outer row)
 
     def returns(self, items: list[str]) -> str:
-        """The ``RETURN`` clause projecting ``items`` (plus the ordering keys)."""
-        text = "RETURN " + ("DISTINCT " if self.distinct else "") + ", ".join([*items, *(k for k, _ in self.keys)])
+        """The ``RETURN`` clause projecting ``items`` (plus the ordering keys, and with DISTINCT each value's type:
+        Cypher's DISTINCT takes ``1`` and ``1.0`` for one value, SPARQL's two terms)."""
+        types = [
+            f"typeOf({cypher(c)}) AS {self.tag}_{i}"
+            for i, c in enumerate(self.columns)
+            if self.distinct and c in self.scope and self.scope[c].sort is Sort.VALUE
+        ]
+        text = "RETURN " + ("DISTINCT " if self.distinct else "")
+        text += ", ".join([*items, *types, *(k for k, _ in self.keys)] or ["true AS _u"])
         if self.keys:
             text += " ORDER BY " + ", ".join(k + (" DESC" if desc else "") for k, desc in self.keys)
         if self.start:
@@ -61,7 +70,7 @@ def solution(planner: Planner, node: Any, row: Scope, out: list[str], *, correla
         conditions = list(node.expr)
         node = node.p
     own = planner.pattern(node, row, out)
-    sol = Solution(columns, merge(row, own), distinct, [], start, length)
+    sol = Solution(columns, merge(row, own), distinct, [], start, length, planner.fresh("t"))
     if conditions:
         temps: list[str] = []
         comp = planner.compiler(own, out, temps)

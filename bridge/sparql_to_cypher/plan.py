@@ -161,9 +161,9 @@ class Planner:
             if len(kinds) > 1:
                 raise Unsupported(f"?{k} is a node in one UNION branch and a literal in another")
             result[k] = Binding(kinds.pop(), all(k in o and o[k].certain for o in owns))
-        parts = []
+        parts, unit = [], self.fresh("u")
         for own, body in zip(owns, bodies, strict=True):
-            items = [cypher(k) if k in own else f"null AS {cypher(k)}" for k in new] or ["true AS _u"]
+            items = [cypher(k) if k in own else f"null AS {cypher(k)}" for k in new] or [f"true AS {unit}"]
             head = f"WITH {', '.join(cypher(k) for k in imports)} " if imports else ""
             parts.append(head + " ".join([*body, "RETURN " + ", ".join(items)]))
         out.append("CALL { " + " UNION ALL ".join(parts) + " }")
@@ -266,7 +266,7 @@ class Planner:
         sol = solution(self, node, {k: row[k] for k in imports}, body, correlated=bool(imports))
         require_certain(imports, sol.scope, what="a sub-SELECT")
         new = [c for c in sol.columns if c not in row]
-        items = [cypher(k) if k in sol.scope else f"null AS {cypher(k)}" for k in new] or ["true AS _u"]
+        items = [cypher(k) if k in sol.scope else f"null AS {cypher(k)}" for k in new] or [f"true AS {self.fresh('u')}"]
         out.append(self.call(imports, body, sol.returns(items)))
         return {k: sol.scope.get(k, Binding(Sort.VALUE, False)) for k in sol.columns}
 

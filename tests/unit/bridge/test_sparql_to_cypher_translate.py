@@ -10,7 +10,7 @@ import pytest
 from support.bridge_fakes import DictMapping
 
 from hybridkg.bridge.sparql_to_cypher import CypherQuery, Kind, Sort, translate
-from hybridkg.bridge.sparql_to_cypher.parse import integers_as_written, prepared
+from hybridkg.bridge.sparql_to_cypher.parse import integers_as_written, parse
 from hybridkg.errors import InvalidQuery
 
 P = "PREFIX : <http://e/> "
@@ -121,7 +121,7 @@ def test_rows_read_back_as_terms() -> None:
 
 def test_parsing_is_cached_and_syntax_errors_are_invalid_queries() -> None:
     q = P + "SELECT * WHERE { ?s :p ?o }"
-    assert prepared(q) is prepared(q)
+    assert parse(q) is parse(q)
     with pytest.raises(InvalidQuery, match="line 1"):
         translate("SELECT * WHERE { ?s ?p }", MAPPING)
     with pytest.raises(InvalidQuery, match="prefix"):
