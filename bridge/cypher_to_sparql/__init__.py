@@ -1,0 +1,90 @@
+"""Cypher -> SPARQL (issue 11 §3): read-only openCypher over the property graph an RDF graph maps to
+(``docs/bridge.md`` §1), answered by SPARQL over the RDF store with the same result multiset.
+
+Pipeline: ``parse.py`` (cypherast; syntax errors -> ``InvalidQuery`` with line and column; writes and constructs
+outside the fragment -> ``Unsupported`` naming them) -> ``plan.py``/``project.py`` (clauses -> a small SPARQL
+algebra through the reverse mapping :meth:`Mapping.iri`) -> ``emit.py`` (text; every constant through one escaping
+function, pyoxigraph terms' N-Triples syntax). ``expr.py`` translates expressions.
+
+What a query means in SPARQL:
+
+* A node variable binds an IRI or blank node: any subject, or IRI/blank-node object of a statement that is not an
+  ``rdf:type`` to an IRI. Returning a node returns its IRI (or blank node). ``n.uri`` is the IRI's string.
+* ``(n:L)`` is ``?n rdf:type <iri(L)>`` (``:Resource`` adds nothing); ``-[:T]->`` is ``?a <iri(T)> ?b`` with
+  ``?b`` not a literal (``:type`` relationships only reach blank nodes, §1.1); ``<-[:T]-`` and ``-[:T]-`` likewise
+  (an undirected self-loop matches once, as in FalkorDB). An unknown label or type matches nothing.
+* Relationships of one MATCH are different statements (Cypher's relationship isomorphism): a FILTER says so.
+  ``*m..n`` with ``n <= 6`` is a union of chains of each length (same multiplicities as Cypher's paths, which are
+  trails); unbounded ``*`` is refused (a property path would lose path multiplicities).
+* ``n.k`` is the literal of ``?n <iri(k)> ?v`` when there is one, null when none. A node with several values has a
+  list in the graph, which no SPARQL term can be: the translation is exact only when no subject has several
+  literals for the key, and the query carries a *guard* for it (an ASK query in :attr:`SparqlQuery.guards`: run
+  them first; if any answers true, the translation does not hold for this data: refuse). Likewise
+  ``sum``/``avg``/``min``/``max`` are translated for node properties whose values are all numbers (a guard).
+  The mapping's shapes may make a key a list even with one value; :class:`~hybridkg.bridge.base.Mapping` does not
+  say which, so the translation assumes the schema-independent mapping (a scalar when one value).
+* Values compare as Cypher compares them (``expr.py``): numbers by value, other values only when they are the same
+  literal, strings by their Cypher string (a language-tagged literal's encoding), null as SPARQL's error/unbound.
+* Parameters take the values given to :func:`translate` (escaped terms); ``UNWIND $list AS x`` is
+  ``VALUES ?x { ... }``.
+* Refused (``Unsupported``): writes, ``CALL``, ``UNION``, path and relationship variables in expressions,
+  arithmetic, functions other than ``count``/``sum``/``avg``/``min``/``max``, ``collect`` (a list), map values,
+  label expressions, ``ORDER BY`` a node.
+
+Known differences not guarded: ``DISTINCT``, grouping and ``count(DISTINCT ...)`` tell ``1`` from ``1.0E0`` (Cypher
+treats them as one value); FalkorDB returns ``sum`` of integers as a float (openCypher: an integer, as here).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping as AnyMapping
+from dataclasses import dataclass
+
+from cypherast import ast
+
+from hybridkg.bridge.base import Mapping
+from hybridkg.bridge.cypher_to_sparql.emit import render
+from hybridkg.bridge.cypher_to_sparql.parse import parse
+from hybridkg.bridge.cypher_to_sparql.plan import Planner
+from hybridkg.bridge.cypher_to_sparql.project import project, unwind
+
+__all__ = ["SparqlQuery", "translate"]
+
+
+@dataclass(frozen=True, slots=True)
+class SparqlQuery:
+    """A SPARQL SELECT; ``columns`` are the Cypher column names of its result variables, in order; ``guards`` are
+    ASK queries that must all answer false on the data for the translation to be exact."""
+
+    text: str
+    columns: tuple[str, ...]
+    guards: tuple[str, ...] = ()
+
+
+def translate(query: str, mapping: Mapping, params: AnyMapping[str, object] | None = None) -> SparqlQuery:
+    """The SPARQL over the RDF store that answers Cypher ``query`` over the graph ``mapping`` describes."""
+    clauses = parse(query)
+    planner = Planner(mapping, params or {}, _accessed(clauses))
+    for clause in clauses[:-1]:
+        if isinstance(clause, ast.Match):
+            planner.match(clause)
+        elif isinstance(clause, ast.Unwind):
+            unwind(planner, clause)
+        elif isinstance(clause, ast.With):
+            project(planner, clause)
+    final = clauses[-1]
+    assert isinstance(final, ast.Return)
+    select, names = project(planner, final)
+    return SparqlQuery(render(select), tuple(names), tuple(planner.guards))
+
+
+def _accessed(clauses: list[ast.AstNode]) -> dict[str, set[str]]:
+    """Property keys read per variable name (looked up once where the node is bound)."""
+    out: dict[str, set[str]] = {}
+    for clause in clauses:
+        for node in clause.walk():
+            if isinstance(node, ast.Property) and isinstance(node.this, ast.Identifier):
+                out.setdefault(node.this.this, set()).add(node.name)
+            elif isinstance(node, ast.NodePattern) and node.variable is not None and node.properties is not None:
+                out.setdefault(node.variable.this, set()).update(k for k, _ in node.properties.entries if k != "uri")
+    return out
