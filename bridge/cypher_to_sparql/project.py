@@ -95,7 +95,9 @@ def project(planner: Planner, clause: ast.With | ast.Return) -> tuple[Select, li
                 new_scope[name] = Binding(var, "value", nullable=True)
         names.append(name)
         by_expr.append((expr, var))
-    order = _order(planner, clause, new_scope, by_expr, aggregating or bool(clause.distinct))
+    extra: list[str] = []
+    order = _order(planner, clause, new_scope, by_expr, aggregating or bool(clause.distinct), extra)
+    keys += [k for k in extra if k not in keys]
     select = Select(
         projection,
         group,
@@ -128,7 +130,9 @@ def _order(
     scope: dict[str, Binding],
     by_expr: list[tuple[ast.AstNode, str]],
     projected_only: bool,
+    extra: list[str],
 ) -> list[str]:
+    """ORDER BY keys; ``extra`` receives the variables of projected nodes' properties ordered by (group keys)."""
     out: list[str] = []
     for ordered in clause.order.expressions if clause.order is not None else []:
         e = ordered.this
@@ -141,6 +145,10 @@ def _order(
         for expr, v in by_expr:
             if var is None and expr == e:
                 var = v
+        owner = e.this if isinstance(e, ast.Property) and isinstance(e.this, ast.Identifier) else None
+        if var is None and owner is not None and any(expr == owner for expr, _ in by_expr):
+            var = planner.property(owner.this, e.name)  # a property of a projected node: one value per node
+            extra.append(var)
         if var is None:
             if projected_only:
                 raise Unsupported("ORDER BY an expression that is not projected, after DISTINCT or aggregation")
