@@ -171,6 +171,12 @@ def enc(x: str) -> str:
     )
 
 
+def same_value(x: str) -> str:
+    """A key equal for values Cypher takes for one: an integral double is its integer (``1.0`` is ``1``)."""
+    d = f"DATATYPE({x}) = <{XSD}double> && {x} = FLOOR({x}) && ABS({x}) < 9.2E18"
+    return f"IF({num(x)} && {d}, <{XSD}integer>({x}), {x})"
+
+
 def rank(x: str) -> str:
     """Cypher's ascending order of kinds: strings, booleans, numbers, null (openCypher 9, "Ordering")."""
     return f"IF(!BOUND({x}), 3, IF({num(x)}, 2, IF({boolean(x)}, 1, 0)))"

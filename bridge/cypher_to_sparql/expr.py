@@ -211,10 +211,16 @@ def _name(e: ast.AstNode) -> str:
 AGGREGATES: dict[str, bool] = {"count": False, "collect": False, "sum": True, "avg": True, "min": True, "max": True}
 
 
-def aggregate(call: ast.FunctionCall, arg: Callable[[ast.AstNode], Operand], numeric: Callable[[Operand], None]) -> str:
+def aggregate(
+    call: ast.FunctionCall,
+    arg: Callable[[ast.AstNode], Operand],
+    numeric: Callable[[Operand], None],
+    bind: Callable[[str], str],
+) -> str:
     """A SPARQL aggregate expression with Cypher's result for ``count``/``sum``/``avg``/``min``/``max``;
     ``numeric(x)`` is called for the argument of sum/avg/min/max (it must only hold numbers: Cypher orders and adds
-    other values differently, e.g. ``min`` of strings and numbers is a string)."""
+    other values differently, e.g. ``min`` of strings and numbers is a string); ``bind(e)`` binds expression ``e``
+    to a new variable before grouping (an error leaves it unbound: SPARQL's aggregates fail on errors)."""
     name = call.name.lower()
     distinct = "DISTINCT " if call.distinct else ""
     exprs = call.expressions or []
@@ -226,8 +232,8 @@ def aggregate(call: ast.FunctionCall, arg: Callable[[ast.AstNode], Operand], num
     if not x.text.startswith("?"):
         raise Unsupported(f"{name}() of an expression other than a variable or a property")
     v = x.text
-    if name == "count":
-        return f"COUNT({distinct}{v})"
+    if name == "count":  # DISTINCT by Cypher equality (1 and 1.0 are one value)
+        return f"COUNT({distinct}{v if x.node or not distinct else bind(emit.same_value(v))})"
     if x.node:
         raise Unsupported(f"{name}() of nodes")
     if name in ("sum", "avg", "min", "max"):

@@ -61,13 +61,14 @@ def project(planner: Planner, clause: ast.With | ast.Return) -> tuple[Select, li
     new_scope: dict[str, Binding] = {}
     keys: list[str] = []
     by_expr: list[tuple[ast.AstNode, str]] = []
+    values: list[tuple[int, str]] = []  # value items: (index in projection, name)
     for item in items:
         expr, alias = (item.this, item.alias.this) if isinstance(item, ast.Alias) else (item, None)
         name = alias if alias is not None else expr.cypher()
         if alias is None and isinstance(clause, ast.With) and not isinstance(expr, ast.Identifier):
             raise InvalidQuery(f"WITH item {name} needs an alias (AS name)")
         if _is_aggregate(expr):
-            text = aggregate(expr, planner.expr.operand, planner.guard_numeric)
+            text = aggregate(expr, planner.expr.operand, planner.guard_numeric, lambda e: _bind(planner, e))
             var = planner.fresh(name)
             projection.append((text, var))
             new_scope[name] = Binding(var, "value", nullable=True)
@@ -93,16 +94,20 @@ def project(planner: Planner, clause: ast.With | ast.Return) -> tuple[Select, li
                 new_scope[name] = binding
             else:
                 new_scope[name] = Binding(var, "value", nullable=True)
+                values.append((len(projection) - 1, name))
         names.append(name)
         by_expr.append((expr, var))
+    grouping = aggregating or (bool(clause.distinct) and bool(values))
+    if grouping:
+        _group_values(planner, projection, keys, values, new_scope, by_expr)
     extra: list[str] = []
     order = _order(planner, clause, new_scope, by_expr, aggregating or bool(clause.distinct), extra)
     keys += [k for k in extra if k not in keys]
     select = Select(
         projection,
         group,
-        distinct=bool(clause.distinct),
-        group_by=keys if aggregating else [],
+        distinct=bool(clause.distinct) and not grouping,
+        group_by=keys if grouping else [],
         order=order,
         offset=_int(planner, clause.skip, "SKIP"),
         limit=_int(planner, clause.limit, "LIMIT"),
@@ -114,6 +119,36 @@ def project(planner: Planner, clause: ast.With | ast.Return) -> tuple[Select, li
         if clause.where is not None:
             planner.group = Group([Group([*planner.group.items, Filter(planner.expr.condition(clause.where.this))])])
     return select, names
+
+
+def _bind(planner: Planner, expression: str) -> str:
+    var = planner.internal("a")
+    planner.group.items.append(Bind(expression, var))
+    return var
+
+
+def _group_values(
+    planner: Planner,
+    projection: list[tuple[str, str]],
+    keys: list[str],
+    values: list[tuple[int, str]],
+    scope: dict[str, Binding],
+    by_expr: list[tuple[ast.AstNode, str]],
+) -> None:
+    """Group value items by Cypher equality (``1`` and ``1.0`` are one value), returning a sample of each group's
+    values: DISTINCT becomes this grouping when it has value items."""
+    key_of: dict[str, str] = {}
+    for index, name in values:
+        src, var = projection[index]
+        if src not in key_of:
+            key_of[src] = planner.internal("key")
+            planner.group.items.append(Bind(emit.same_value(src), key_of[src]))
+        if var == src:
+            var = planner.fresh(name)
+            scope[name].var = var
+            by_expr[:] = [(e, var if v == src else v) for e, v in by_expr]
+        projection[index] = (f"SAMPLE({src})", var)
+    keys[:] = [key_of.get(k, k) for k in keys]
 
 
 def _rebind(planner: Planner, scope: dict[str, Binding]) -> None:

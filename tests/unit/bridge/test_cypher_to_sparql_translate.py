@@ -217,3 +217,13 @@ def test_unwind_parameter_lists(kb: tuple[RdfMapping, Store]) -> None:
     assert bag(rows) == bag([("Ann", "a"), ("Cy", "c"), ("Ann", "a")])
     assert bag(run(kb, "UNWIND [1, 2, null] AS x RETURN x")) == bag([(1.0,), (2.0,), (None,)])
     assert run(kb, "UNWIND $xs AS x RETURN x", {"xs": []}) == []
+
+
+def test_distinct_and_grouping_take_1_and_1_0_for_one_value(kb: tuple[RdfMapping, Store]) -> None:
+    assert bag(run(kb, "UNWIND [1, 1.0, 2, null, null] AS x RETURN DISTINCT x")) == bag([(1.0,), (2.0,), (None,)])
+    assert run(kb, "UNWIND [1, 1.0, 2, null] AS x RETURN count(DISTINCT x)") == [(2.0,)]
+    assert run(kb, "MATCH (p)-[:knows]->(q) RETURN count(DISTINCT q)") == [(2.0,)]
+    assert bag(run(kb, "UNWIND [1, 1.0, 2] AS x RETURN x, count(*) AS n")) == bag([(1.0, 2.0), (2.0, 1.0)])
+    assert run(kb, "UNWIND [1, 1.0, 2] AS x WITH DISTINCT x RETURN count(*)") == [(2.0,)]
+    rows = run(kb, "MATCH (p:Person)-[:knows]->(q) RETURN p, count(q) AS n ORDER BY p.name")
+    assert rows == [("a", 2.0), ("c", 1.0), ("b", 1.0)]  # "Ann" < "Cy" < "bob"
