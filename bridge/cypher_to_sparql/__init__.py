@@ -25,10 +25,12 @@ What a query means in SPARQL:
   say which, so the translation assumes the schema-independent mapping (a scalar when one value).
 * Values compare as Cypher compares them (``expr.py``): numbers by value, other values only when they are the same
   literal, strings by their Cypher string (a language-tagged literal's encoding), null as SPARQL's error/unbound.
+* ``collect(x)`` is a string column listed in :attr:`SparqlQuery.lists`: :func:`decode_list` gives its terms
+  (``lists.py``); a list from a WITH can be returned, but no list operation (``size``, ``IN``, ...) is translated.
 * Parameters take the values given to :func:`translate` (escaped terms); ``UNWIND $list AS x`` is
   ``VALUES ?x { ... }``.
 * Refused (``Unsupported``): writes, ``CALL``, ``UNION``, path and relationship variables in expressions,
-  arithmetic, functions other than ``count``/``sum``/``avg``/``min``/``max``, ``collect`` (a list), map values,
+  arithmetic, functions other than the aggregates, ``collect(DISTINCT ...)``, map values,
   label expressions, ``ORDER BY`` a node.
 
 Known differences not guarded: ``DISTINCT``, grouping and ``count(DISTINCT ...)`` tell ``1`` from ``1.0E0`` (Cypher
@@ -44,11 +46,12 @@ from cypherast import ast
 
 from hybridkg.bridge.base import Mapping
 from hybridkg.bridge.cypher_to_sparql.emit import render
+from hybridkg.bridge.cypher_to_sparql.lists import decode_list
 from hybridkg.bridge.cypher_to_sparql.parse import parse
 from hybridkg.bridge.cypher_to_sparql.plan import Planner
 from hybridkg.bridge.cypher_to_sparql.project import project, unwind
 
-__all__ = ["SparqlQuery", "translate"]
+__all__ = ["SparqlQuery", "decode_list", "translate"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,6 +62,7 @@ class SparqlQuery:
     text: str
     columns: tuple[str, ...]
     guards: tuple[str, ...] = ()
+    lists: tuple[int, ...] = ()  # columns holding collect() lists: decode with decode_list
 
 
 def translate(query: str, mapping: Mapping, params: AnyMapping[str, object] | None = None) -> SparqlQuery:
@@ -74,8 +78,8 @@ def translate(query: str, mapping: Mapping, params: AnyMapping[str, object] | No
             project(planner, clause)
     final = clauses[-1]
     assert isinstance(final, ast.Return)
-    select, names = project(planner, final)
-    return SparqlQuery(render(select), tuple(names), tuple(planner.guards))
+    select, names, lists = project(planner, final)
+    return SparqlQuery(render(select), tuple(names), tuple(planner.guards), tuple(lists))
 
 
 def _accessed(clauses: list[ast.AstNode]) -> dict[str, set[str]]:

@@ -17,7 +17,7 @@ from typing import Protocol
 from cypherast import ast
 from pyoxigraph import Literal
 
-from hybridkg.bridge.cypher_to_sparql import emit
+from hybridkg.bridge.cypher_to_sparql import emit, lists
 from hybridkg.bridge.cypher_to_sparql.emit import NULL, XSD, enc, num, strish
 from hybridkg.bridge.mapping.values import to_value
 from hybridkg.errors import InvalidQuery, Unsupported
@@ -185,6 +185,8 @@ class Translator:
             if not isinstance(value, list | tuple):
                 raise InvalidQuery(f"parameter ${e.name} must be a list")
             return [Operand(NULL) if v is None else constant(self.r.literal(v)) for v in value]
+        if isinstance(e, ast.Identifier):
+            self.r.variable(e.this)  # a collect() list: refused by name
         raise Unsupported(f"a list given by {_name(e)} (only list literals and list parameters are translated)")
 
     def _in(self, x: Operand, rhs: ast.AstNode) -> str:
@@ -234,6 +236,10 @@ def aggregate(
     v = x.text
     if name == "count":  # DISTINCT by Cypher equality (1 and 1.0 are one value)
         return f"COUNT({distinct}{v if x.node or not distinct else bind(emit.same_value(v))})"
+    if name == "collect":
+        if distinct:
+            raise Unsupported("collect(DISTINCT ...)")
+        return lists.aggregate(bind(lists.encode(v)))
     if x.node:
         raise Unsupported(f"{name}() of nodes")
     if name in ("sum", "avg", "min", "max"):
@@ -246,4 +252,4 @@ def aggregate(
     if name in ("min", "max"):  # an unbound value makes SPARQL's MIN an error; Cypher skips nulls
         inf = f'"{"" if name == "min" else "-"}INF"^^<{XSD}double>'
         return f"IF(COUNT({v}) > 0, {name.upper()}(COALESCE({v}, {inf})), {NULL})"
-    raise Unsupported(f"aggregate {name}() (collect() returns a list, which no SPARQL term can hold)")
+    raise Unsupported(f"aggregate {name}()")

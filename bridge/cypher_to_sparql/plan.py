@@ -48,7 +48,7 @@ _VAR = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
 @dataclass(slots=True)
 class Binding:
     var: str
-    kind: str  # "node", "value" or "rel"
+    kind: str  # "node", "value", "list" (collect()'s) or "rel"
     nullable: bool = False
     props: dict[str, str] = field(default_factory=dict)  # property key -> variable (nodes)
 
@@ -90,6 +90,8 @@ class Planner:
             raise InvalidQuery(f"variable {name!r} is not defined")
         if b.kind == "rel":
             raise Unsupported(f"relationship variable {name!r} in an expression (RDF statements are not values)")
+        if b.kind == "list":
+            raise Unsupported(f"list operations on {name!r} (a collect() list; only returning it is translated)")
         return Operand(b.var, node=b.kind == "node")
 
     def property(self, name: str, key: str) -> str:

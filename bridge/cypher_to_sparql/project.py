@@ -46,9 +46,9 @@ def _int(planner: Planner, e: ast.AstNode | None, what: str) -> int | None:
     raise Unsupported(f"{what} other than an integer constant or parameter")
 
 
-def project(planner: Planner, clause: ast.With | ast.Return) -> tuple[Select, list[str]]:
-    """The select a WITH or RETURN makes of the current group, and the Cypher names of its columns; for WITH the
-    planner's scope becomes the projected names."""
+def project(planner: Planner, clause: ast.With | ast.Return) -> tuple[Select, list[str], list[int]]:
+    """The select a WITH or RETURN makes of the current group, the Cypher names of its columns and which of them
+    hold ``collect()`` lists; for WITH the planner's scope becomes the projected names."""
     items = list(clause.expressions or [])
     if any(isinstance(x, ast.Star) for x in items):
         raise Unsupported(f"{'WITH' if isinstance(clause, ast.With) else 'RETURN'} * (name the items)")
@@ -62,6 +62,7 @@ def project(planner: Planner, clause: ast.With | ast.Return) -> tuple[Select, li
     keys: list[str] = []
     by_expr: list[tuple[ast.AstNode, str]] = []
     values: list[tuple[int, str]] = []  # value items: (index in projection, name)
+    lists: list[int] = []
     for item in items:
         expr, alias = (item.this, item.alias.this) if isinstance(item, ast.Alias) else (item, None)
         name = alias if alias is not None else expr.cypher()
@@ -71,7 +72,17 @@ def project(planner: Planner, clause: ast.With | ast.Return) -> tuple[Select, li
             text = aggregate(expr, planner.expr.operand, planner.guard_numeric, lambda e: _bind(planner, e))
             var = planner.fresh(name)
             projection.append((text, var))
-            new_scope[name] = Binding(var, "value", nullable=True)
+            collected = expr.name.lower() == "collect"
+            new_scope[name] = Binding(var, "list" if collected else "value", nullable=True)
+            if collected:
+                lists.append(len(names))
+        elif isinstance(expr, ast.Identifier) and getattr(planner.scope.get(expr.this), "kind", None) == "list":
+            src = planner.scope[expr.this].var
+            var = src if alias in (None, expr.this) else planner.fresh(name)
+            projection.append((src, var))
+            keys.append(src)
+            new_scope[name] = Binding(var, "list", nullable=True)
+            lists.append(len(names))
         else:
             if any(_is_aggregate(x) for x in expr.walk()):
                 raise Unsupported("an aggregate inside an expression")
@@ -118,7 +129,7 @@ def project(planner: Planner, clause: ast.With | ast.Return) -> tuple[Select, li
         _rebind(planner, new_scope)
         if clause.where is not None:
             planner.group = Group([Group([*planner.group.items, Filter(planner.expr.condition(clause.where.this))])])
-    return select, names
+    return select, names, lists
 
 
 def _bind(planner: Planner, expression: str) -> str:

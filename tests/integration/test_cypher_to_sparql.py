@@ -18,7 +18,7 @@ from support.falkor import falkordb_server, fresh_graph, short_tmp
 from support.shared import shared_location, shared_path
 
 from hybridkg.bridge.base import BNODE, URI
-from hybridkg.bridge.cypher_to_sparql import SparqlQuery, translate
+from hybridkg.bridge.cypher_to_sparql import SparqlQuery, decode_list, translate
 from hybridkg.bridge.mapping import MappedGraph, map_graph, to_literal, write_graph
 from hybridkg.semantic.domains import DomainPolicy
 from hybridkg.structural.base import Node
@@ -117,6 +117,9 @@ CASES = [
     Case("MATCH (x:Person)-[:knows]->(y:Person) WHERE x.age < y.age RETURN x.name AS x, y.name AS y"),
     Case("MATCH (m:Manager:Person) RETURN m.name AS name, m.uri AS uri"),
     Case("MATCH (p:Person) WHERE p.name =~ '[A-C].*' RETURN p", None),
+    Case("MATCH (p:Person)-[:knows]->(q) RETURN p, collect(q) AS qs"),
+    Case("MATCH (c:Company) OPTIONAL MATCH (c)<-[:worksFor]-(p) RETURN c, collect(p.name) AS names"),
+    Case("MATCH (p:Person) WITH p.age AS age, collect(p) AS ps RETURN age, ps"),
 ]
 
 CRM_CASES = [
@@ -174,6 +177,8 @@ def crm(falkor: ManagedFalkorDB) -> Iterator[Side]:
 def _norm(value: Any) -> Any:
     if value is None:
         return None
+    if isinstance(value, list):  # collect(): order unspecified
+        return tuple(sorted((_norm(v) for v in value), key=repr))
     if isinstance(value, Node):
         return _norm(NamedNode(value.props[URI]) if URI in value.props else BlankNode(value.props[BNODE]))
     if isinstance(value, BlankNode):
@@ -195,7 +200,10 @@ def _rows_cypher(side: Side, case: Case) -> list[tuple[Any, ...]]:
 def _rows_sparql(side: Side, q: SparqlQuery) -> list[tuple[Any, ...]]:
     for ask in q.guards:
         assert not side.store.query(ask), f"guard holds on the test data: {ask}"
-    return [tuple(_norm(row[i]) for i in range(len(q.columns))) for row in side.store.query(q.text)]
+    return [
+        tuple(_norm(decode_list(row[i]) if i in q.lists else row[i]) for i in range(len(q.columns)))
+        for row in side.store.query(q.text)
+    ]
 
 
 def _check(side: Side, case: Case) -> None:

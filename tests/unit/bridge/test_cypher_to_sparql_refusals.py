@@ -60,7 +60,7 @@ def test_syntax_errors_name_the_position(mapping: RdfMapping, query: str, positi
         ("MATCH p = shortestPath((a)-[:knows*]->(b)) RETURN p", "path"),
         ("MATCH (a:Person) RETURN a.age + 1", "Add"),
         ("MATCH (a:Person) RETURN a.age / 2", "Div"),
-        ("MATCH (a:Person) RETURN collect(a.name)", "collect"),
+        ("MATCH (a:Person) RETURN collect(DISTINCT a.name)", "collect"),
         ("MATCH (a:Person) RETURN labels(a)", "function labels"),
         ("MATCH (a:Person) RETURN toUpper(a.name)", "function toUpper"),
         ("MATCH (a)-[r:knows]->(b) RETURN r", "relationship variable"),

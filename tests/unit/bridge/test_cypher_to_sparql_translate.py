@@ -9,8 +9,9 @@ from typing import Any
 import pytest
 from pyoxigraph import BlankNode, Literal, NamedNode, Quad, RdfFormat, Store, parse
 
-from hybridkg.bridge.cypher_to_sparql import SparqlQuery, translate
+from hybridkg.bridge.cypher_to_sparql import SparqlQuery, decode_list, translate
 from hybridkg.bridge.mapping import RdfMapping, map_graph
+from hybridkg.errors import Unsupported
 
 EX = "https://example.org/"
 DATA = """
@@ -227,3 +228,41 @@ def test_distinct_and_grouping_take_1_and_1_0_for_one_value(kb: tuple[RdfMapping
     assert run(kb, "UNWIND [1, 1.0, 2] AS x WITH DISTINCT x RETURN count(*)") == [(2.0,)]
     rows = run(kb, "MATCH (p:Person)-[:knows]->(q) RETURN p, count(q) AS n ORDER BY p.name")
     assert rows == [("a", 2.0), ("c", 1.0), ("b", 1.0)]  # "Ann" < "Cy" < "bob"
+
+
+def test_collect_gives_a_list_column(kb: tuple[RdfMapping, Store]) -> None:
+    mapping, store = kb
+    q = translate("MATCH (p:Person)-[:knows]->(q) RETURN p, collect(q) AS qs, collect(q.name) AS names", mapping)
+    assert q.lists == (1, 2)
+    rows = {}
+    for row in store.query(q.text):
+        rows[_value(row[0])] = (
+            sorted(_value(t) for t in decode_list(row[1])),
+            sorted(_value(t) for t in decode_list(row[2])),
+        )
+    assert rows == {"a": (["b", "c"], ["Cy", "bob"]), "b": (["c"], ["Cy"]), "c": (["c"], ["Cy"])}
+    q = translate("MATCH (p) RETURN collect(p.label) AS l, collect(p.born) AS b, collect(p.age) AS a", mapping)
+    (row,) = list(store.query(q.text))
+    assert decode_list(row[0]) == [Literal("Ann", language="en")]
+    assert [t.value for t in decode_list(row[1])] == ["2020-01-01"]
+    assert sorted(_value(t) for t in decode_list(row[2])) == [20.0, 30.0]
+    (row,) = list(store.query(translate("MATCH (p:Martian) RETURN collect(p) AS none", mapping).text))
+    assert decode_list(row[0]) == []
+
+
+def test_collected_strings_survive_the_separator(kb: tuple[RdfMapping, Store]) -> None:
+    mapping, store = kb
+    odd = ["a\ue001\ue003b", "\ue001", "", "x\ue002"]
+    q = translate("UNWIND $xs AS x RETURN collect(x) AS xs", mapping, {"xs": odd})
+    (row,) = list(store.query(q.text))
+    assert sorted(t.value for t in decode_list(row[0])) == sorted(odd)
+
+
+def test_a_list_from_with_can_be_returned_but_not_used(kb: tuple[RdfMapping, Store]) -> None:
+    mapping, store = kb
+    q = translate("MATCH (p:Person)-[:knows]->(q) WITH p, collect(q) AS qs RETURN p.name AS n, qs", mapping)
+    assert q.lists == (1,)
+    rows = {_value(r[0]): sorted(_value(t) for t in decode_list(r[1])) for r in store.query(q.text)}
+    assert rows == {"Ann": ["b", "c"], "bob": ["c"], "Cy": ["c"]}
+    with pytest.raises(Unsupported, match="list operations"):
+        translate("MATCH (p:Person) WITH collect(p.name) AS xs WHERE 'Ann' IN xs RETURN 1", mapping)
