@@ -15,7 +15,9 @@ What a query means in SPARQL:
   (an undirected self-loop matches once, as in FalkorDB). An unknown label or type matches nothing.
 * Relationships of one MATCH are different statements (Cypher's relationship isomorphism): a FILTER says so.
   ``*m..n`` with ``n <= 6`` is a union of chains of each length (same multiplicities as Cypher's paths, which are
-  trails); unbounded ``*`` is refused (a property path would lose path multiplicities).
+  trails). Unbounded ``*``/``*1..``/``*0..`` is a property path ``(<p>|...)+``, only where that is exact: the query
+  returns DISTINCT rows with no WITH or aggregate, the pattern is directed and typed, and it is the MATCH's only
+  relationship (else refused: a property path loses path multiplicities and relationship uniqueness).
 * ``n.k`` is the literal of ``?n <iri(k)> ?v`` when there is one, null when none. A node with several values has a
   list in the graph, which no SPARQL term can be: the translation is exact only when no subject has several
   literals for the key, and the query carries a *guard* for it (an ASK query in :attr:`SparqlQuery.guards`: run
@@ -69,6 +71,11 @@ def translate(query: str, mapping: Mapping, params: AnyMapping[str, object] | No
     """The SPARQL over the RDF store that answers Cypher ``query`` over the graph ``mapping`` describes."""
     clauses = parse(query)
     planner = Planner(mapping, params or {}, _accessed(clauses))
+    final = clauses[-1]
+    assert isinstance(final, ast.Return)
+    planner.set_semantics = bool(final.distinct) and not any(
+        isinstance(c, ast.With) or isinstance(n, ast.FunctionCall) for c in clauses for n in c.walk()
+    )
     for clause in clauses[:-1]:
         if isinstance(clause, ast.Match):
             planner.match(clause)
@@ -76,8 +83,6 @@ def translate(query: str, mapping: Mapping, params: AnyMapping[str, object] | No
             unwind(planner, clause)
         elif isinstance(clause, ast.With):
             project(planner, clause)
-    final = clauses[-1]
-    assert isinstance(final, ast.Return)
     select, names, lists = project(planner, final)
     return SparqlQuery(render(select), tuple(names), tuple(planner.guards), tuple(lists))
 

@@ -81,6 +81,8 @@ class Planner:
         self.guards: dict[str, None] = {}
         self.used: set[str] = set()
         self.expr = Translator(self)
+        #: The answer is a set (RETURN DISTINCT, no WITH, no aggregate): path multiplicities do not show.
+        self.set_semantics = False
 
     # -- Resolver ------------------------------------------------------------------------------------------------
 
@@ -170,6 +172,8 @@ class Planner:
                 if rel.variable is not None:
                     rels.append(rel.variable.this)
                 edges.append(self.relationship(rel, nodes[i], nodes[i + 1], target))
+        if len(edges) > 1 and any(e.marker == "unbounded" for r in edges for e in r):
+            raise Unsupported("an unbounded variable-length relationship beside other relationships of one MATCH")
         for i, r1 in enumerate(edges):
             for r2 in edges[i + 1 :]:
                 for e1 in r1:
@@ -304,7 +308,7 @@ class Planner:
             return [self.step(a, b, rp.direction, types, target)]
         low = 1 if rp.min_hops is None else int(rp.min_hops)
         if rp.max_hops is None:
-            raise Unsupported("unbounded variable-length relationships (*, *m..): give an upper bound")
+            return self.unbounded(rp, low, a, b, types, target)
         high = int(rp.max_hops)
         if high > MAX_HOPS or low > high or low < 0:
             raise Unsupported(f"variable-length bounds *{low}..{high} (translated: 0 <= m <= n <= {MAX_HOPS})")
@@ -327,6 +331,33 @@ class Planner:
             branches.append(g)
         target.items.append(branches[0] if len(branches) == 1 else Union(branches))
         return edges
+
+    def unbounded(
+        self, rp: ast.RelationshipPattern, low: int, a: str, b: str, types: list[NamedNode] | None, target: Group
+    ) -> list[Edge]:
+        """``*`` / ``*1..`` / ``*0..`` as a SPARQL property path ``(<p>|...)+``: exact only where the answer is a
+        set (a directed walk of one or more steps exists exactly when such a trail does) and no other relationship
+        of the MATCH must differ from the path's."""
+        why = None
+        if not self.set_semantics:
+            why = "outside RETURN DISTINCT without WITH or aggregates (a property path loses path multiplicities)"
+        elif low > 1:
+            why = f"with a lower bound {low} > 1 (a walk may reuse a relationship where a trail may not)"
+        elif rp.direction == ast.Direction.BOTH:
+            why = "undirected (a walk may go back over the relationship it came by)"
+        elif types is None or RDF_TYPE in types:
+            why = "without a relationship type, or of type rdf:type (name the types)"
+        if why is not None:
+            raise Unsupported(f"unbounded variable-length relationship {why}; give an upper bound *m..n")
+        alternatives = "|".join(emit.term(t) for t in types)
+        path = f"({alternatives})+"
+        s, o = (a, b) if rp.direction == ast.Direction.OUTGOING else (b, a)
+        more = Group([Triple(s, path, o), Filter(f"!isLiteral({o})")])
+        if low == 0:
+            target.items.append(Union([Group([_any_node(a, self), Bind(a, b)]), more]))
+        else:
+            target.items += more.items
+        return [Edge("?", "?", "?", marker="unbounded")]
 
     def step(self, a: str, b: str, direction: ast.Direction, types: list[NamedNode] | None, g: Group) -> Edge:
         """One relationship ``a -> b`` (or ``<-``, or either way) as RDF statements; its identity as an Edge."""

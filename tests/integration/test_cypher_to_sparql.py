@@ -117,6 +117,9 @@ CASES = [
     Case("MATCH (x:Person)-[:knows]->(y:Person) WHERE x.age < y.age RETURN x.name AS x, y.name AS y"),
     Case("MATCH (m:Manager:Person) RETURN m.name AS name, m.uri AS uri"),
     Case("MATCH (p:Person) WHERE p.name =~ '[A-C].*' RETURN p", None),
+    Case("MATCH (a)-[:sub*]->(b) RETURN DISTINCT a, b"),
+    Case("MATCH (a {uri: $me})-[:knows*]->(b) RETURN DISTINCT b", {"me": ALICE}),
+    Case("MATCH (a:Person)<-[:knows|worksFor*0..]-(b) RETURN DISTINCT a, b"),
     Case("MATCH (p:Person)-[:knows]->(q) RETURN p, collect(q) AS qs"),
     Case("MATCH (c:Company) OPTIONAL MATCH (c)<-[:worksFor]-(p) RETURN c, collect(p.name) AS names"),
     Case("MATCH (p:Person) WITH p.age AS age, collect(p) AS ps RETURN age, ps"),
@@ -125,6 +128,7 @@ CASES = [
 CRM_CASES = [
     Case("MATCH (d:Deal)-[:company]->(c:Company) RETURN d, c"),
     Case("MATCH (c:Company)-[:subsidiaryOf*1..3]->(p) RETURN c, p"),
+    Case("MATCH (c:Company)-[:subsidiaryOf*]->(p) RETURN DISTINCT c, p"),
     Case("MATCH (c:Contact)-[:worksFor]->(co:Company) RETURN co, count(c) AS n"),
     Case("MATCH (d:Deal) OPTIONAL MATCH (d)-[:owner]->(r) RETURN d, r"),
     Case("MATCH (c:Company) WHERE c.label STARTS WITH 'Helios' RETURN c"),
@@ -252,6 +256,18 @@ LUBM_CASES = [
         {"u": "http://www.University0.edu"},
     ),
     Case("MATCH (p:AssistantProfessor) RETURN p.name AS name ORDER BY name LIMIT 5", ordered=True),
+    Case("MATCH (x:UndergraduateStudent) RETURN count(x) AS n"),
+    Case(
+        "MATCH (x:GraduateStudent)-[:memberOf]->(d:Department)-[:subOrganizationOf]->(u:University)"
+        "<-[:undergraduateDegreeFrom]-(x) RETURN x, d, u"
+    ),
+    Case(
+        "MATCH (x)-[:memberOf]->(d:Department)-[:subOrganizationOf]->(u {uri: $u}) "
+        "RETURN d.name AS d, count(x) AS members, count(DISTINCT x.emailAddress) AS emails "
+        "ORDER BY members DESC, d LIMIT 3",
+        {"u": "http://www.University0.edu"},
+    ),
+    Case("MATCH (g:ResearchGroup)-[:subOrganizationOf*]->(u:University) RETURN DISTINCT u"),
 ]
 
 

@@ -266,3 +266,24 @@ def test_a_list_from_with_can_be_returned_but_not_used(kb: tuple[RdfMapping, Sto
     assert rows == {"Ann": ["b", "c"], "bob": ["c"], "Cy": ["c"]}
     with pytest.raises(Unsupported, match="list operations"):
         translate("MATCH (p:Person) WITH collect(p.name) AS xs WHERE 'Ann' IN xs RETURN 1", mapping)
+
+
+def test_unbounded_variable_length_where_the_answer_is_a_set(kb: tuple[RdfMapping, Store]) -> None:
+    q = translate("MATCH (x {uri: $a})-[:knows*]->(y) RETURN DISTINCT y", kb[0], {"a": EX + "a"})
+    assert f"(<{EX}knows>)+" in q.text
+    assert bag(run(kb, "MATCH (x {uri: $a})-[:knows*]->(y) RETURN DISTINCT y", {"a": EX + "a"})) == bag(
+        [("b",), ("c",)]
+    )
+    rows = run(kb, "MATCH (x {uri: $c})<-[:knows*0..]-(y) RETURN DISTINCT y", {"c": EX + "c"})
+    assert bag(rows) == bag([("a",), ("b",), ("c",)])
+    for refused in (
+        "MATCH (x)-[:knows*]->(y) RETURN y",
+        "MATCH (x)-[:knows*]->(y) RETURN DISTINCT count(y)",
+        "MATCH (x)-[:knows*]->(y) WITH DISTINCT y RETURN DISTINCT y",
+        "MATCH (x)-[:knows*2..]->(y) RETURN DISTINCT y",
+        "MATCH (x)-[:knows*]-(y) RETURN DISTINCT y",
+        "MATCH (x)-[*]->(y) RETURN DISTINCT y",
+        "MATCH (x)-[:knows*]->(y)-[:knows]->(z) RETURN DISTINCT z",
+    ):
+        with pytest.raises(Unsupported, match="unbounded variable-length"):
+            translate(refused, kb[0])
