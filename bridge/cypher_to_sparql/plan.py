@@ -349,6 +349,7 @@ class Planner:
             why = "without a relationship type, or of type rdf:type (name the types)"
         if why is not None:
             raise Unsupported(f"unbounded variable-length relationship {why}; give an upper bound *m..n")
+        assert types is not None
         alternatives = "|".join(emit.term(t) for t in types)
         path = f"({alternatives})+"
         s, o = (a, b) if rp.direction == ast.Direction.OUTGOING else (b, a)
