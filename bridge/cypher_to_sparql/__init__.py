@@ -9,7 +9,9 @@ function, pyoxigraph terms' N-Triples syntax). ``expr.py`` translates expression
 What a query means in SPARQL:
 
 * A node variable binds an IRI or blank node: any subject, or IRI/blank-node object of a statement that is not an
-  ``rdf:type`` to an IRI. Returning a node returns its IRI (or blank node). ``n.uri`` is the IRI's string.
+  ``rdf:type`` to an IRI. Returning a node returns its IRI (or blank node). ``n.uri`` is the IRI's string;
+  ``(n {uri: $iri})`` is ``VALUES ?n { <iri> }``. A lone ``(n)`` means ``(n:Resource)``: the mapping's name table
+  node is not data (raw Cypher on the graph sees it).
 * ``(n:L)`` is ``?n rdf:type <iri(L)>`` (``:Resource`` adds nothing); ``-[:T]->`` is ``?a <iri(T)> ?b`` with
   ``?b`` not a literal (``:type`` relationships only reach blank nodes, §1.1); ``<-[:T]-`` and ``-[:T]-`` likewise
   (an undirected self-loop matches once, as in FalkorDB). An unknown label or type matches nothing.
@@ -20,8 +22,9 @@ What a query means in SPARQL:
   relationship (else refused: a property path loses path multiplicities and relationship uniqueness).
 * ``n.k`` is the literal of ``?n <iri(k)> ?v`` when there is one, null when none. A node with several values has a
   list in the graph, which no SPARQL term can be: the translation is exact only when no subject has several
-  literals for the key, and the query carries a *guard* for it (an ASK query in :attr:`SparqlQuery.guards`: run
-  them first; if any answers true, the translation does not hold for this data: refuse). Likewise
+  literals for the key, and the query carries a *guard* for it (an ASK query in :attr:`SparqlQuery.guards`; run
+  them first, e.g. with :meth:`SparqlQuery.check`: if any answers true, the translation does not hold for this
+  data and is refused). Likewise
   ``sum``/``avg``/``min``/``max`` are translated for node properties whose values are all numbers (a guard).
   The mapping's shapes may make a key a list even with one value; :class:`~hybridkg.bridge.base.Mapping` does not
   say which, so the translation assumes the schema-independent mapping (a scalar when one value).
@@ -41,6 +44,7 @@ treats them as one value); FalkorDB returns ``sum`` of integers as a float (open
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from collections.abc import Mapping as AnyMapping
 from dataclasses import dataclass
 
@@ -52,6 +56,7 @@ from hybridkg.bridge.cypher_to_sparql.lists import decode_list
 from hybridkg.bridge.cypher_to_sparql.parse import parse
 from hybridkg.bridge.cypher_to_sparql.plan import Planner
 from hybridkg.bridge.cypher_to_sparql.project import project, unwind
+from hybridkg.errors import Unsupported
 
 __all__ = ["SparqlQuery", "decode_list", "translate"]
 
@@ -65,6 +70,13 @@ class SparqlQuery:
     columns: tuple[str, ...]
     guards: tuple[str, ...] = ()
     lists: tuple[int, ...] = ()  # columns holding collect() lists: decode with decode_list
+
+    def check(self, ask: Callable[[str], bool]) -> None:
+        """Raise :class:`~hybridkg.errors.Unsupported` when a guard holds on the data ``ask`` queries (an ASK
+        query's answer), i.e. when the translation would not give the Cypher query's answer there."""
+        for guard in self.guards:
+            if ask(guard):
+                raise Unsupported(f"the translation does not hold on this data: {guard} is true")
 
 
 def translate(query: str, mapping: Mapping, params: AnyMapping[str, object] | None = None) -> SparqlQuery:

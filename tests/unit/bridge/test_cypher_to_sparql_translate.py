@@ -192,6 +192,9 @@ def test_numeric_aggregates_are_guarded(kb: tuple[RdfMapping, Store]) -> None:
 def test_a_multi_valued_property_is_guarded(kb: tuple[RdfMapping, Store]) -> None:
     q = translate("MATCH (p) RETURN p.tag", kb[0])
     assert any(kb[1].query(g) for g in q.guards)
+    with pytest.raises(Unsupported, match="does not hold on this data"):
+        q.check(lambda ask: bool(kb[1].query(ask)))
+    translate("MATCH (p) RETURN p.name", kb[0]).check(lambda ask: bool(kb[1].query(ask)))
     assert not any(kb[1].query(g) for g in translate("MATCH (p) RETURN p.name", kb[0]).guards)
 
 
