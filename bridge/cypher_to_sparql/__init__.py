@@ -26,8 +26,9 @@ What a query means in SPARQL:
   them first, e.g. with :meth:`SparqlQuery.check`: if any answers true, the translation does not hold for this
   data and is refused). Likewise
   ``sum``/``avg``/``min``/``max`` are translated for node properties whose values are all numbers (a guard).
-  The mapping's shapes may make a key a list even with one value; :class:`~hybridkg.bridge.base.Mapping` does not
-  say which, so the translation assumes the schema-independent mapping (a scalar when one value).
+  The mapping's shapes may make a key a list even with one value (no ``sh:maxCount 1``); the
+  :class:`~hybridkg.bridge.base.Mapping` does not say which, so :func:`translate` takes the mapping's ``schema``
+  and refuses such keys; without it, it assumes the schema-independent mapping (a scalar when one value).
 * Values compare as Cypher compares them (``expr.py``): numbers by value, other values only when they are the same
   literal, strings by their Cypher string (a language-tagged literal's encoding), null as SPARQL's error/unbound.
 * ``collect(x)`` is a string column listed in :attr:`SparqlQuery.lists`: :func:`decode_list` gives its terms
@@ -56,6 +57,7 @@ from hybridkg.bridge.cypher_to_sparql.lists import decode_list
 from hybridkg.bridge.cypher_to_sparql.parse import parse
 from hybridkg.bridge.cypher_to_sparql.plan import Planner
 from hybridkg.bridge.cypher_to_sparql.project import project, unwind
+from hybridkg.bridge.mapping.model import Schema
 from hybridkg.errors import Unsupported
 
 __all__ = ["SparqlQuery", "decode_list", "translate"]
@@ -79,10 +81,15 @@ class SparqlQuery:
                 raise Unsupported(f"the translation does not hold on this data: {guard} is true")
 
 
-def translate(query: str, mapping: Mapping, params: AnyMapping[str, object] | None = None) -> SparqlQuery:
-    """The SPARQL over the RDF store that answers Cypher ``query`` over the graph ``mapping`` describes."""
+def translate(
+    query: str, mapping: Mapping, params: AnyMapping[str, object] | None = None, *, schema: Schema | None = None
+) -> SparqlQuery:
+    """The SPARQL over the RDF store that answers Cypher ``query`` over the graph ``mapping`` describes; give the
+    ``schema`` the graph was mapped with (``MappedGraph.schema``) when shapes drove the mapping."""
     clauses = parse(query)
     planner = Planner(mapping, params or {}, _accessed(clauses))
+    if schema is not None:
+        planner.list_keys = {p.key: p.label for p in schema.properties if not p.scalar}
     final = clauses[-1]
     assert isinstance(final, ast.Return)
     planner.set_semantics = bool(final.distinct) and not any(

@@ -83,6 +83,8 @@ class Planner:
         self.expr = Translator(self)
         #: The answer is a set (RETURN DISTINCT, no WITH, no aggregate): path multiplicities do not show.
         self.set_semantics = False
+        #: Property keys the shapes make lists (on nodes of a label) even with one value.
+        self.list_keys: dict[str, str] = {}
 
     # -- Resolver ------------------------------------------------------------------------------------------------
 
@@ -280,6 +282,10 @@ class Planner:
                 continue
             if key == BNODE:
                 raise Unsupported("the bnode property (blank node identifiers are not stable across stores)")
+            if key in self.list_keys:
+                raise Unsupported(
+                    f"property {key!r}: a list on :{self.list_keys[key]} nodes (the shapes give it no sh:maxCount 1)"
+                )
             var = self.internal(f"{name}_{key}" if _VAR.match(f"{name}_{key}") else "p")
             b.props[key] = var
             if key == URI:

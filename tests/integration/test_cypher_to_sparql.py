@@ -19,7 +19,7 @@ from support.shared import shared_location, shared_path
 
 from hybridkg.bridge.base import BNODE, URI
 from hybridkg.bridge.cypher_to_sparql import SparqlQuery, decode_list, translate
-from hybridkg.bridge.mapping import MappedGraph, map_graph, to_literal, write_graph
+from hybridkg.bridge.mapping import MappedGraph, domain_shapes, map_graph, to_literal, write_graph
 from hybridkg.semantic.domains import DomainPolicy
 from hybridkg.structural.base import Node
 from hybridkg.structural.graphstore.falkordb_store import FalkorDBGraphStore
@@ -132,6 +132,8 @@ CRM_CASES = [
     Case("MATCH (c:Contact)-[:worksFor]->(co:Company) RETURN co, count(c) AS n"),
     Case("MATCH (d:Deal) OPTIONAL MATCH (d)-[:owner]->(r) RETURN d, r"),
     Case("MATCH (c:Company) WHERE c.label STARTS WITH 'Helios' RETURN c"),
+    Case("MATCH (c:Company) RETURN c.industry AS industry, count(*) AS n"),
+    Case("MATCH (d:Deal) WHERE d.amount IS NULL RETURN d"),
     Case("MATCH (d:Deal)-[:company]->(c)-[:subsidiaryOf]->(p) RETURN p, count(DISTINCT d) AS deals"),
 ]
 
@@ -152,9 +154,11 @@ class Side:
     mapped: MappedGraph
 
 
-def _side(falkor: ManagedFalkorDB, triples: list[Triple], namespaces: dict[str, str] | None = None) -> Side:
+def _side(
+    falkor: ManagedFalkorDB, triples: list[Triple], namespaces: dict[str, str] | None = None, shapes: Any = None
+) -> Side:
     graph = fresh_graph(falkor)
-    mapped = map_graph(triples, namespaces=namespaces)
+    mapped = map_graph(triples, shapes, namespaces)
     write_graph(graph, mapped)
     store = Store()
     store.extend([Quad(t.subject, t.predicate, t.object) for t in triples])
@@ -173,7 +177,8 @@ def crm(falkor: ManagedFalkorDB) -> Iterator[Side]:
     domain = DomainPolicy.load().get("crm")
     path = domain.path_of(domain.demo_data)
     assert path is not None
-    side = _side(falkor, [q.triple for q in parse(path=str(path), format=RdfFormat.TURTLE)], domain.namespaces)
+    triples = [q.triple for q in parse(path=str(path), format=RdfFormat.TURTLE)]
+    side = _side(falkor, triples, domain.namespaces, domain_shapes(domain))  # schema-dependent mapping
     yield side
     side.graph.close()
 
@@ -211,7 +216,7 @@ def _rows_sparql(side: Side, q: SparqlQuery) -> list[tuple[Any, ...]]:
 
 
 def _check(side: Side, case: Case) -> None:
-    q = translate(case.cypher, side.mapped.mapping, case.params)
+    q = translate(case.cypher, side.mapped.mapping, case.params, schema=side.mapped.schema)
     expected, got = _rows_cypher(side, case), _rows_sparql(side, q)
     if case.ordered:
         assert got == expected, q.text

@@ -6,9 +6,10 @@ import pytest
 from pyoxigraph import RdfFormat, parse
 
 from hybridkg.bridge.cypher_to_sparql import translate
-from hybridkg.bridge.mapping import RdfMapping, map_graph
+from hybridkg.bridge.mapping import PropertySpec, RdfMapping, Schema, map_graph
 from hybridkg.errors import InvalidQuery, Unsupported
 
+XSD = "http://www.w3.org/2001/XMLSchema#"
 DATA = """
 @prefix ex: <https://example.org/> .
 ex:a a ex:Person ; ex:name "A" ; ex:knows ex:b .
@@ -106,3 +107,11 @@ def test_a_non_list_parameter_cannot_be_unwound(mapping: RdfMapping) -> None:
 def test_parameters_of_other_types_are_refused(mapping: RdfMapping) -> None:
     with pytest.raises(Unsupported, match="dict"):
         translate("UNWIND $xs AS x RETURN x", mapping, {"xs": [{"a": 1}]})
+
+
+def test_keys_the_shapes_make_lists_are_refused(mapping: RdfMapping) -> None:
+    schema = Schema(properties=(PropertySpec("Person", "name", XSD + "string", scalar=False, required=False),))
+    with pytest.raises(Unsupported, match="'name': a list on :Person nodes"):
+        translate("MATCH (p:Person) WHERE p.name = 'A' RETURN p", mapping, schema=schema)
+    scalar = Schema(properties=(PropertySpec("Person", "name", XSD + "string", scalar=True, required=False),))
+    assert translate("MATCH (p:Person) RETURN p.name", mapping, schema=scalar).guards
