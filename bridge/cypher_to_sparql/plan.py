@@ -145,11 +145,13 @@ class Planner:
     def guard_numeric(self, op: Operand) -> None:
         for b in self.scope.values():
             for key, var in b.props.items():
+                if var != op.text or key == URI:
+                    continue
                 iri = self.mapping.iri(key)
-                if var == op.text and iri is not None and key not in (URI, BNODE):
+                if iri is not None:  # else always null: nothing to check
                     p = emit.term(iri)
                     self.guards[f"ASK {{ ?s {p} ?a . FILTER(isLiteral(?a) && !{emit.num('?a')}) }}"] = None
-                    return
+                return
         raise Unsupported("sum/avg/min/max of something other than a node property (its values must be numbers)")
 
     # -- MATCH ---------------------------------------------------------------------------------------------------

@@ -322,6 +322,9 @@ def _graphs(draw: st.DrawFn) -> list[Triple]:
             value = draw(st.none() | st.sampled_from(_VALUES))
             if value is not None:
                 triples.append(Triple(n, NamedNode(EX + key), value))
+        number = draw(st.none() | st.sampled_from(_VALUES[:3]))
+        if number is not None:
+            triples.append(Triple(n, NamedNode(EX + "v"), number))
     edges = {}  # one relationship per ordered pair of nodes: FalkorDB collapses parallel ones
     for _ in range(draw(st.integers(1, 8))):
         pair = draw(st.sampled_from(nodes)), draw(st.sampled_from(nodes))
@@ -370,11 +373,20 @@ def _queries(draw: st.DrawFn) -> str:
         variables.append("z")
         if draw(st.booleans()):
             q += f" WHERE {draw(_conditions(['x', 'y', 'z']))}"
-    kind = draw(st.sampled_from(["rows", "distinct", "aggregate"]))
+    kind = draw(st.sampled_from(["rows", "distinct", "aggregate", "with"]))
+    if kind == "with":
+        v = draw(st.sampled_from(variables[:2]))
+        where = draw(st.sampled_from(["", " WHERE n > 1", " WHERE n = 1 OR v IS NULL"]))
+        return f"{q} WITH {v}, count(*) AS n, sum({v}.v) AS v{where} RETURN {v} AS c0, n, v, {v}.k AS k"
     items = draw(st.lists(st.sampled_from([*variables, *(f"{v}.k" for v in variables)]), min_size=1, max_size=3))
     cols = ", ".join(f"{it} AS c{i}" for i, it in enumerate(items))
     if kind == "aggregate":
-        agg = draw(st.sampled_from(["count(*)", f"count({variables[-1]})", "count(DISTINCT y.k)", "collect(y.m)"]))
+        agg = draw(
+            st.sampled_from(
+                ["count(*)", f"count({variables[-1]})", "count(DISTINCT y.k)", "collect(y.m)"]
+                + ["sum(y.v)", "avg(x.v)", "min(y.v)", "max(y.v)", "count(DISTINCT y.v)"]
+            )
+        )
         return f"{q} RETURN {cols}, {agg} AS agg"
     return f"{q} RETURN {'DISTINCT ' if kind == 'distinct' else ''}{cols}"
 

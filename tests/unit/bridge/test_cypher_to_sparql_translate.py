@@ -180,6 +180,7 @@ def test_aggregates(kb: tuple[RdfMapping, Store]) -> None:
     )
     assert rows == [(3.0, 2.0, 50.0, 25.0, 20.0, 30.0, 2.0)]
     assert run(kb, "MATCH (p:Robot) RETURN count(p), sum(p.age), avg(p.age), min(p.age)") == [(1.0, 0.0, None, None)]
+    assert run(kb, "MATCH (p:Person) RETURN sum(p.height), max(p.height)") == [(0.0, None)]  # a key not in the data
     rows = run(kb, "MATCH (p:Person)-[:knows]->(q) RETURN p, count(q) AS n")
     assert bag(rows) == bag([("a", 2.0), ("b", 1.0), ("c", 1.0)])
 
