@@ -39,19 +39,19 @@ def bgp(planner: Planner, triples: list[tuple[Any, Any, Any]], row: Scope, out: 
     """Append the ``MATCH`` clauses of ``triples`` joined with ``row``; return the variables they bind."""
     keys = {k for t in triples for x in (t[0], t[2]) if (k := key_of(x))}
     require_certain(keys & row.keys(), row, what="a join")
-    known = _sorts(planner, triples, row)
-    own: Scope = {k: Binding(known.get(k, Sort.VALUE), True) for k in keys}
     clauses: list[str] = []
+    known: dict[str, Sort] = {}
     try:
+        known = _sorts(planner, triples, row)
         done: set[str] = set(row)
         for s, p, o in triples:
             _triple(planner, s, p, o, known, done, clauses)
     except NoMatch:
         out.append(f"UNWIND [] AS {planner.fresh('e')}")
         out.append(emit.with_clause(carried(row), [f"null AS {cypher(k)}" for k in sorted(keys - row.keys())]))
-        return own
+        return {k: Binding(row[k].sort if k in row else known.get(k, Sort.VALUE), True) for k in keys}
     out.extend(clauses)
-    return own
+    return {k: Binding(known.get(k, Sort.VALUE), True) for k in keys}
 
 
 def _names(planner: Planner, p: URIRef) -> tuple[str | None, str | None]:
@@ -69,7 +69,7 @@ def _sorts(planner: Planner, triples: list[tuple[Any, Any, Any]], row: Scope) ->
         if key is None:
             return False
         if known.get(key, sort) is not sort:
-            raise Unsupported(f"?{key} is a node in one triple pattern and a literal in another")
+            raise NoMatch  # a node in one triple pattern, a literal in another: no term is both
         changed = key not in known
         known[key] = sort
         return changed

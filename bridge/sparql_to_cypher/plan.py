@@ -58,6 +58,7 @@ class Planner:
         self.params = emit.Params()
         self._ids = itertools.count()
         self.aliases: dict[str, str] = {}  # an aggregate's variable -> the imported group key it samples
+        self.counted: list[list[str]] = []  # the bodies of the aggregating subqueries being written, innermost last
 
     def fresh(self, stem: str) -> str:
         return f"_{stem}{next(self._ids)}"
@@ -128,7 +129,7 @@ class Planner:
         require_certain(imports, row1, what="OPTIONAL")
         inner_row = {k: row1[k] for k in imports}
         body: list[str] = []
-        own2 = self.pattern(node.p2, inner_row, body)
+        own2 = self.counted_pattern(node.p2, inner_row, body)
         require_certain(own2.keys() & inner_row.keys(), own2, what="OPTIONAL")
         if expr is not None:
             scope = merge({k: own1[k] for k in imports if k in own1}, own2)
@@ -142,7 +143,19 @@ class Planner:
         out.append(emit.with_clause(carried(row1), [f"{one}[{i}] AS {cypher(k)}" for i, k in enumerate(new)]))
         return merge(own1, {k: Binding(own2[k].sort, False) for k in new})
 
+    def counted_pattern(self, node: Any, row: Scope, body: list[str]) -> Scope:
+        """:meth:`pattern` as the body of a subquery that aggregates (OPTIONAL, MINUS, EXISTS)."""
+        self.counted.append(body)
+        try:
+            return self.pattern(node, row, body)
+        finally:
+            self.counted.pop()
+
     def union(self, node: Any, row: Scope, out: list[str]) -> Scope:
+        if self.counted and (out is not self.counted[-1] or out):
+            # FalkorDB 4.x: a UNION subquery reached by no row inside an aggregating subquery makes the aggregate
+            # null for later rows, or stops the server
+            raise Unsupported("UNION after other patterns inside OPTIONAL, MINUS or EXISTS")
         branches = list(_union_branches(node))
         imports = sorted(set().union(*(binds(b) for b in branches)) & row.keys())
         require_certain(imports, row, what="UNION")
@@ -176,7 +189,7 @@ class Planner:
             return own1  # no shared variable: MINUS removes nothing (SPARQL 1.1 §18.5)
         require_certain(shared, own1, what="MINUS")
         body: list[str] = []
-        own2 = self.pattern(node.p2, {k: own1[k] for k in shared}, body)
+        own2 = self.counted_pattern(node.p2, {k: own1[k] for k in shared}, body)
         require_certain(shared, own2, what="MINUS")
         count = self.fresh("m")
         out.append(self.call(shared, body, f"RETURN count(*) AS {count}"))
@@ -252,7 +265,7 @@ class Planner:
         imports = sorted(binds(graph) & scope.keys())
         require_certain(imports, scope, what="EXISTS")
         body: list[str] = []
-        self.pattern(graph, {k: scope[k] for k in imports}, body)
+        self.counted_pattern(graph, {k: scope[k] for k in imports}, body)
         flag = self.fresh("x")
         out.append(self.call(imports, body, f"RETURN count(*) > 0 AS {flag}"))
         temps.append(flag)

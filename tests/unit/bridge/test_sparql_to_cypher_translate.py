@@ -100,6 +100,11 @@ def test_a_name_absent_from_the_mapping_matches_nothing() -> None:
     assert c.columns == ("s", "o")
 
 
+def test_a_variable_both_node_and_literal_matches_nothing() -> None:
+    c = cy("SELECT ?s ?o WHERE { ?s :knows ?o . ?s :name ?o }")
+    assert c.text.startswith("UNWIND [] AS")
+
+
 def test_ask_and_construct() -> None:
     ask = cy("ASK { :a :knows ?x }")
     assert ask.kind is Kind.ASK
@@ -134,9 +139,10 @@ def test_parsing_is_cached_and_syntax_errors_are_invalid_queries() -> None:
         ("?s :p 30", True),
         ("?s :p -4 . ?s <http://e/x10> 0", True),
         ("?s :p 007", False),
-        ("?s :p 1.5", False),
+        ("?s :p 1.5", True),
         ("?s :p +3", False),
-        ("?s :p 1e3", False),
+        ("?s :p 1e3", True),
+        ("?s :p 01 FILTER(?x < 2.5e0)", False),
     ],
 )
 def test_numbers_are_trusted_as_written_only_when_canonical_integers(query: str, expected: bool) -> None:
