@@ -308,13 +308,16 @@ class Planner:
             raise Unsupported("a variable on a variable-length relationship (a list of relationships)")
         iris = [self.mapping.iri(t) for t in rp.types or []]
         known = [i for i in iris if i is not None]
-        if rp.types and not known:
-            target.items.append(Filter("false"))
+        low = 1 if rp.min_hops is None else int(rp.min_hops)
+        if rp.types and not known:  # no such relationships: only a path of length 0 can match
+            if rp.variable_length and low == 0:
+                target.items.append(Group([_any_node(a, self), Bind(a, b)]))
+            else:
+                target.items.append(Filter("false"))
             return []
         types = known if rp.types else None
         if not rp.variable_length:
             return [self.step(a, b, rp.direction, types, target)]
-        low = 1 if rp.min_hops is None else int(rp.min_hops)
         if rp.max_hops is None:
             return self.unbounded(rp, low, a, b, types, target)
         high = int(rp.max_hops)

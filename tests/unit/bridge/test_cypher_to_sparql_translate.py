@@ -82,6 +82,7 @@ def test_strings_from_parameters_are_escaped_terms(kb: tuple[RdfMapping, Store])
 def test_unknown_names_match_nothing(kb: tuple[RdfMapping, Store]) -> None:
     assert run(kb, "MATCH (p:Martian) RETURN p") == []
     assert run(kb, "MATCH (p)-[:likes]->(q) RETURN p") == []
+    assert run(kb, "MATCH (p {uri: $a})-[:likes*0..2]->(q) RETURN q", {"a": EX + "a"}) == [("a",)]  # length 0
     assert run(kb, "MATCH (p:Person) RETURN p.height") == [(None,)] * 3
 
 
