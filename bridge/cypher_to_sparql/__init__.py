@@ -39,8 +39,14 @@ What a query means in SPARQL:
   arithmetic, functions other than the aggregates, ``collect(DISTINCT ...)``, map values,
   label expressions, ``ORDER BY`` a node.
 
-Known differences not guarded: ``DISTINCT``, grouping and ``count(DISTINCT ...)`` tell ``1`` from ``1.0E0`` (Cypher
-treats them as one value); FalkorDB returns ``sum`` of integers as a float (openCypher: an integer, as here).
+Assumptions: a literal is a Cypher number when it is an ``xsd:integer`` within int64 or a finite ``xsd:double``
+(not -0), a boolean when ``xsd:boolean``, else a string: what ``values.to_value`` makes of the literal in canonical
+form. The store keeps such literals as values (oxigraph reads ``"1.5E0"^^xsd:double`` back as ``"1.5"``), so the
+graph must have been mapped from canonical forms. DISTINCT, grouping and ``count(DISTINCT)`` take ``1`` and ``1.0``
+for one value, as Cypher does (a normalised key, a sample of the values). FalkorDB departs from openCypher in ways
+the translation does not follow (tests/integration/test_cypher_to_sparql.py lists them: no relationship
+isomorphism, parallel relationships matched once, variable-length paths that skip node revisits, ``sum`` of
+integers as a float, type errors where openCypher says null).
 """
 
 from __future__ import annotations
