@@ -52,6 +52,10 @@ class Resolver(Protocol):
         """The value of query parameter ``$name``."""
         ...
 
+    def has_labels(self, node: Operand, labels: list[str]) -> str:
+        """The condition that ``node`` has every label of ``labels``."""
+        ...
+
     def literal(self, value: object) -> Literal:
         """The literal a Cypher value stands for."""
         ...
@@ -161,6 +165,13 @@ class Translator:
                 return Operand(self._regex(self.operand(e.this), e.expression))
             case ast.In():
                 return Operand(self._in(self.operand(e.this), e.expression))
+            case ast.LabelPredicate(this=ast.Identifier() as owner, labels=ast.LabelExpression() as lx):
+                if lx.expression:
+                    raise Unsupported(f"label expression {lx.expression!r}")
+                node = self.r.variable(owner.this)
+                if not node.node:
+                    raise Unsupported(f"a label test of {owner.this!r}, which is not a node")
+                return Operand(_if(f"BOUND({node.text})", self.r.has_labels(node, list(lx.labels)), NULL))
             case ast.IsNull():
                 tested = self.operand(e.this)
                 if not tested.text.startswith("?"):

@@ -113,6 +113,15 @@ class Planner:
             raise InvalidQuery(f"parameter ${name} has no value")
         return self.params[name]
 
+    def has_labels(self, node: Operand, labels: list[str]) -> str:
+        conds = []
+        for lb in labels:
+            cls = self.mapping.iri(lb) if lb != RESOURCE else None
+            if lb == RESOURCE:
+                continue  # every node is a Resource
+            conds.append(f"EXISTS {{ {node.text} {emit.term(RDF_TYPE)} {emit.term(cls)} }}" if cls else "false")
+        return "(" + " && ".join(conds) + ")" if conds else "true"
+
     def literal(self, value: object) -> Literal:
         if not isinstance(value, str | int | float | bool):
             raise Unsupported(f"a {type(value).__name__} value (only strings, numbers and booleans are translated)")
@@ -163,7 +172,7 @@ class Planner:
         edges: list[list[Edge]] = []  # per relationship pattern
         new: list[str] = []
         rels: list[str] = []
-        pending: list[tuple[str, str, ast.AstNode]] = []
+        pending: list[tuple[str, str, str, ast.AstNode]] = []  # (node var, node name, key, value) of {key: value}
         optional = bool(clause.optional)
         for path in clause.pattern.paths:
             if path.variable is not None:
@@ -187,8 +196,8 @@ class Planner:
                             target.items.append(Filter(cond))
         for name in new:
             self.lookups(self.scope[name], name, target)
-        for var, key, value in pending:
-            self.property_equals(var, key, value, target)
+        for var, name, key, value in pending:
+            self.property_equals(var, name, key, value, target)
         for name in rels:
             if name in self.scope:
                 raise Unsupported(f"relationship variable {name!r} bound twice")
@@ -207,7 +216,7 @@ class Planner:
         np: ast.NodePattern,
         target: Group,
         new: list[str],
-        pending: list[tuple[str, str, ast.AstNode]],
+        pending: list[tuple[str, str, str, ast.AstNode]],
         optional: bool,
         alone: bool,
     ) -> str:
@@ -239,6 +248,7 @@ class Planner:
             b = Binding(var, "node")
             self.scope[name] = b
             new.append(name)
+        assert name is not None  # an anonymous node got an internal name
         typed = [lb for lb in labels if lb != RESOURCE]
         by_uri = False
         for key, value in entries:
@@ -246,7 +256,7 @@ class Planner:
                 by_uri = True
                 target.items.insert(0, self._uri_values(var, value))
             else:
-                pending.append((var, f"{name}\0{key}", value))
+                pending.append((var, name, key, value))
         if fresh and alone and not typed:
             target.items.append(_any_node(var, self, exists=by_uri))
         for lb in typed:
@@ -265,9 +275,8 @@ class Planner:
         except ValueError:
             return Filter("false")
 
-    def property_equals(self, var: str, ref: str, value: ast.AstNode, target: Group) -> None:
+    def property_equals(self, var: str, name: str, key: str, value: ast.AstNode, target: Group) -> None:
         """``{key: value}`` in a node pattern: Cypher ``n.key = value``."""
-        name, key = ref.split("\0")
         prop = self.property(name, key)
         op = self.expr.operand(value)
         target.items.append(Filter(equals(Operand(prop), op)))

@@ -68,6 +68,7 @@ def test_syntax_errors_name_the_position(mapping: RdfMapping, query: str, positi
         ("MATCH (a)-[r:knows]->(b) RETURN type(r)", "function type"),
         ("MATCH (a)-[:knows {since: 1}]->(b) RETURN a", "relationship property maps"),
         ("MATCH (a:Person|Robot) RETURN a", "label expression"),
+        ("MATCH (a) WHERE a:Person|Robot RETURN a", "label expression"),
         ("MATCH (a:Person) RETURN a ORDER BY a", "ORDER BY a node"),
         ("MATCH (a:Person) RETURN *", r"RETURN \*"),
         ("MATCH (a:Person) WHERE a.name =~ '(?i)a' RETURN a", "Java regex"),

@@ -292,3 +292,13 @@ def test_unbounded_variable_length_where_the_answer_is_a_set(kb: tuple[RdfMappin
     ):
         with pytest.raises(Unsupported, match="unbounded variable-length"):
             translate(refused, kb[0])
+
+
+def test_label_tests_in_where(kb: tuple[RdfMapping, Store]) -> None:
+    assert bag(run(kb, "MATCH (p) WHERE p:Person AND NOT p:Robot RETURN p")) == bag([("a",), ("b",), ("c",)])
+    assert run(kb, "MATCH (p) WHERE p:Robot:Resource RETURN p") == [("d",)]
+    assert run(kb, "MATCH (p) WHERE p:Martian RETURN p") == []
+    rows = run(kb, "MATCH (p:Robot) OPTIONAL MATCH (p)-[:knows]->(q) WHERE q:Person RETURN p, q")
+    assert rows == [("d", None)]
+    rows = run(kb, "MATCH (p:Robot) OPTIONAL MATCH (p)-[:knows]->(q) WITH p, q WHERE NOT q:Person RETURN p")
+    assert rows == []  # q is null: NOT null:Person is null
