@@ -172,11 +172,21 @@ class Translator:
                 if not node.node:
                     raise Unsupported(f"a label test of {owner.this!r}, which is not a node")
                 return Operand(_if(f"BOUND({node.text})", self.r.has_labels(node, list(lx.labels)), NULL))
+            case ast.Coalesce():
+                ops = [self.operand(x) for x in e.expressions]
+                if any(op.node for op in ops):
+                    raise Unsupported("coalesce() of nodes")
+                consts = [op.const for op in ops if op.const is not None]
+                return Operand(f"COALESCE({', '.join(op.text for op in ops)})", consts[0] if len(ops) == 1 else None)
             case ast.IsNull():
                 tested = self.operand(e.this)
-                if not tested.text.startswith("?"):
-                    raise Unsupported("IS NULL of an expression other than a variable or a property")
-                return Operand(f"{'' if e.not_ else '!'}BOUND({tested.text})")
+                neg = "" if e.not_ else "!"
+                if re.fullmatch(r"\?\w+", tested.text):
+                    return Operand(f"{neg}BOUND({tested.text})")
+                if tested.node:
+                    raise Unsupported("IS NULL of a node expression")
+                # a value expression is null exactly when it is an error (its values are literals)
+                return Operand(f"{neg}COALESCE(isLiteral({tested.text}), false)")
         raise Unsupported(f"Cypher expression {_name(e)} (not in the translated fragment)")
 
     def _parameter(self, name: str) -> Operand:

@@ -124,6 +124,7 @@ CASES = [
     Case("MATCH (x:Person)-[:knows]->(y:Person) WHERE x.age < y.age RETURN x.name AS x, y.name AS y"),
     Case("MATCH (m:Manager:Person) RETURN m.name AS name, m.uri AS uri"),
     Case("MATCH (p:Person)-[:knows]->(q) WHERE NOT q:Manager RETURN p, q"),
+    Case("MATCH (p:Person) WHERE coalesce(p.score, p.age) > 2 RETURN p, coalesce(p.nick, p.name) AS called"),
     Case("MATCH (p:Person) WHERE p.name =~ '[A-C].*' RETURN p", None),
     Case("MATCH (a)-[:sub*]->(b) RETURN DISTINCT a, b"),
     Case("MATCH (a {uri: $me})-[:knows*]->(b) RETURN DISTINCT b", {"me": ALICE}),

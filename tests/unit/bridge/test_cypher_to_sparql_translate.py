@@ -302,3 +302,12 @@ def test_label_tests_in_where(kb: tuple[RdfMapping, Store]) -> None:
     assert rows == [("d", None)]
     rows = run(kb, "MATCH (p:Robot) OPTIONAL MATCH (p)-[:knows]->(q) WITH p, q WHERE NOT q:Person RETURN p")
     assert rows == []  # q is null: NOT null:Person is null
+
+
+def test_coalesce(kb: tuple[RdfMapping, Store]) -> None:
+    rows = run(kb, "MATCH (p:Person) RETURN p, coalesce(p.age, p.score, -1) AS v")
+    assert bag(rows) == bag([("a", 30.0), ("b", 20.0), ("c", 2.5)])
+    assert bag(run(kb, "MATCH (p:Person) WHERE coalesce(p.age, 0) < 25 RETURN p")) == bag([("b",), ("c",)])
+    assert run(kb, "MATCH (p:Person) WHERE coalesce(p.age, p.height) IS NULL RETURN p") == [("c",)]
+    assert run(kb, "MATCH (p:Person) WHERE (p.age > 25) IS NULL RETURN p") == [("c",)]
+    assert bag(run(kb, "MATCH (p:Person) WHERE (p.age > 25) IS NOT NULL RETURN p")) == bag([("a",), ("b",)])
