@@ -62,9 +62,20 @@ __all__ = ["CypherQuery", "Kind", "PlainStrings", "RUNTIME_REFUSAL", "Sort", "Te
 
 RUNTIME_REFUSAL = emit.RUNTIME_REFUSAL
 
+#: The longest statement returned: the run-time checks repeat an operand's text, so nested expressions grow
+#: exponentially, and FalkorDB hangs or fails on statements far shorter than its limits.
+MAX_STATEMENT = 20_000
+
 
 def translate(query: str, mapping: Mapping) -> CypherQuery:
     """The Cypher for ``query`` (SELECT, ASK or CONSTRUCT) on the graph ``mapping`` describes."""
+    c = _translate(query, mapping)
+    if len(c.text) > MAX_STATEMENT:
+        raise Unsupported(f"a query whose translation exceeds {MAX_STATEMENT} characters (deeply nested expressions)")
+    return c
+
+
+def _translate(query: str, mapping: Mapping) -> CypherQuery:
     parsed = parse(query)
     algebra = parsed.algebra
     if algebra.get("datasetClause"):

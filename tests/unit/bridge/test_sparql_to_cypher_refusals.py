@@ -46,6 +46,7 @@ REFUSED = [
     ("SELECT * WHERE { ?s :name ?n FILTER(?n = 'a'@en) }", "stores encoded"),
     ("SELECT * WHERE { ?s :name ?n FILTER(STRLEN(?n) > 1) }", "STRLEN"),
     ("SELECT (MIN(?o) AS ?m) WHERE { ?s :knows ?o }", "over IRIs"),
+    ("SELECT * WHERE { ?s :age ?a FILTER(?a + 1 + 2 + 3 + 4 + 5 > 6) }", "exceeds"),
     ("SELECT * WHERE { ?s :name ?n OPTIONAL { ?s :age ?a FILTER((false)) } }", "constant rdflib's algebra drops"),
     ("SELECT * WHERE { ?s a :Person OPTIONAL { ?s :knows ?o { ?o :name ?n } UNION { ?o :age ?n } } }", "UNION after"),
 ]
