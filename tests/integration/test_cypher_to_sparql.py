@@ -7,6 +7,7 @@ returns ``sum`` of integers as a float), blank nodes as "a blank node".
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -336,8 +337,10 @@ def _graphs(draw: st.DrawFn) -> list[Triple]:
 
 
 def _not(c: str) -> str:
-    """``NOT c``; cypherast 0.1.12 cannot parse ``NOT ((...``: say ``NOT (true AND (...`` then."""
-    return f"NOT (true AND {c})" if c.startswith("(") else f"NOT ({c})"
+    """``NOT c``; cypherast 0.1.12 cannot parse ``NOT ((...``, and reads ``(x:A)`` as a pattern."""
+    if c.startswith("("):
+        return f"NOT (true AND {c})"
+    return f"NOT {c}" if re.fullmatch(r"\w+(:\w+)+", c) else f"NOT ({c})"
 
 
 def _conditions(variables: list[str]) -> st.SearchStrategy[str]:
@@ -349,6 +352,11 @@ def _conditions(variables: list[str]) -> st.SearchStrategy[str]:
         st.builds(lambda p, q, op: f"{p} {op} {q}", prop, prop, st.sampled_from(["=", "<"])),
         st.builds(lambda p, n: f"{p} IS {n}NULL", prop, st.sampled_from(["", "NOT "])),
         st.builds(lambda p: f"{p} IN [0, 'a', 1.5]", prop),
+        st.builds(lambda v, lb: f"{v}:{lb}", st.sampled_from(variables), st.sampled_from(["A", "B", "A:B"])),
+        st.builds(lambda p, q, c: f"coalesce({p}, {q}) = {c}", prop, prop, st.sampled_from(_CONSTS)),
+        st.builds(
+            lambda p, c, n: f"({p} < {c}) IS {n}NULL", prop, st.sampled_from(_CONSTS), st.sampled_from(["", "NOT "])
+        ),
         st.builds(lambda p, f: f"{p} {f} 'a'", prop, st.sampled_from(["STARTS WITH", "ENDS WITH", "CONTAINS"])),
     )
     return st.recursive(
