@@ -198,6 +198,9 @@ class Compiler:
     def order(self, op: str, a: Expr, b: Expr) -> Expr:
         if EKind.NULL in (a.kind, b.kind) or a.kind not in VALUES or b.kind not in VALUES:
             return NULL
+        if a.kind is not EKind.VALUE and b.kind is not EKind.VALUE:  # both classes known
+            same = a.kind is b.kind and a.kind in (EKind.NUM, EKind.STR)
+            return Expr(f"({a.text} {op} {b.text})", EKind.BOOL) if same else NULL
         ka, kb = self.klass(a), self.klass(b)
         text = f"(CASE WHEN {ka} = 'n' AND {kb} = 'n' THEN {a.text} {op} {b.text} "
         text += f"WHEN {ka} = 's' AND {kb} = 's' THEN {a.text} {op} {b.text} END)"
@@ -255,13 +258,17 @@ class Compiler:
         return acc
 
     def numeric(self, op: str, a: Expr, b: Expr) -> Expr:
+        """``a op b`` on numbers; the result is a number or null (so of static class: its text is not repeated)."""
         if EKind.NULL in (a.kind, b.kind) or a.kind not in VALUES or b.kind not in VALUES:
             return NULL
+        if a.kind is EKind.NUM and b.kind is EKind.NUM:
+            return Expr(f"({a.text} {op} {b.text})", EKind.NUM)
+        if EKind.STR in (a.kind, b.kind) or EKind.BOOL in (a.kind, b.kind):
+            return NULL
         both = f"{self.klass(a)} = 'n' AND {self.klass(b)} = 'n'"
-        text = f"(CASE WHEN {both} THEN {_num(a.text)} {op} {_num(b.text)} END)"
-        return Expr(
-            self.guarded(self.guard(a, b), text), EKind.NUM if EKind.VALUE not in (a.kind, b.kind) else EKind.VALUE
-        )
+        na = a.text if a.kind is EKind.NUM else _num(a.text)
+        nb = b.text if b.kind is EKind.NUM else _num(b.text)
+        return Expr(self.guarded(self.guard(a, b), f"(CASE WHEN {both} THEN {na} {op} {nb} END)"), EKind.NUM)
 
     def unary_minus(self, e: Any) -> Expr:
         return self.numeric("-", Expr("0", EKind.NUM), self.compile(e.expr))

@@ -104,6 +104,7 @@ QUERIES: list[tuple[str, bool]] = [
     ("SELECT ?s (SAMPLE(?n) AS ?m) WHERE { ?s :name ?n } GROUP BY ?s", False),
     ("SELECT (COUNT(*) AS ?c) WHERE { ?s :nothere ?o }", False),
     ("SELECT ?s ?b WHERE { ?s :age ?a BIND(?a + 1 AS ?b) }", False),
+    ("SELECT ?s ?a WHERE { ?s :age ?a FILTER((?a + 1) * 2 - ?a > 32 && -?a < -1) }", False),
     ("SELECT ?s ?n WHERE { VALUES ?n { 'Alice' 'Bob' 'Zed' } ?s :name ?n }", False),
     ("SELECT ?s ?x WHERE { ?s :name ?n VALUES (?s ?x) { (:alice 1) (:bob UNDEF) (:nobody 3) } }", False),
     ("SELECT ?s ?o WHERE { ?s :knows+ ?o }", False),
