@@ -230,8 +230,8 @@ def _name(e: ast.AstNode) -> str:
     return type(e).__name__
 
 
-#: Cypher aggregate functions the translation knows (name -> whether it needs numeric values).
-AGGREGATES: dict[str, bool] = {"count": False, "collect": False, "sum": True, "avg": True, "min": True, "max": True}
+#: The Cypher aggregate functions the translation knows.
+AGGREGATES = frozenset({"count", "collect", "sum", "avg", "min", "max"})
 
 
 def aggregate(
