@@ -20,7 +20,7 @@ Pipeline (one stage per module, as oxigraph splits SPARQL into parse -> optimise
 Design decisions and refusal rules (the reasons are in each module's docstring):
 
 1. Three-valued logic: SPARQL errors are Cypher ``null``; ``AND``/``OR``/``NOT`` agree on them. Effective boolean
-   values of non-boolean terms are refused.
+   values follow §17.2.2 for native values (IRIs and blank nodes: an error).
 2. Unbound variables: a join, OPTIONAL, UNION, MINUS, EXISTS or sub-SELECT sharing a variable that may be unbound
    on either side is refused (SPARQL joins unbound with anything; Cypher's ``null`` with nothing).
 3. Literal values: the mapping's native values (Integer = xsd:integer, Float = xsd:double, Boolean = xsd:boolean,
@@ -31,11 +31,20 @@ Design decisions and refusal rules (the reasons are in each module's docstring):
    Unsupported. Which strings are plain is the mapping's to say (the optional :class:`PlainStrings`); without it
    every string counts as encoded.
 4. Term equality in patterns is sameTerm (``1`` never matches ``1.0``); ``=`` in FILTER is SPARQL's value equality.
+   DISTINCT and GROUP BY carry each value's type beside it (Cypher's DISTINCT takes ``1`` and ``1.0`` for one).
+   rdflib rewrites bare numbers (``007`` -> ``7``): decimals and doubles are never matched as terms, integers only
+   when every bare integer of the query is canonical (``parse.integers_as_written``).
 5. ORDER BY orders ranks (unbound < blank < IRI < number < string < boolean) then values, as Oxigraph does.
 6. Bag semantics: ``UNION ALL``; relationship uniqueness avoided with one ``MATCH`` per triple; ``p+``, ``p*``,
    ``p?`` keep SPARQL's distinct-endpoint semantics.
 7. Not translated (Unsupported): named graphs (GRAPH, FROM), SERVICE, variable predicates and classes, AVG,
    division, most string and date functions, DESCRIBE; see the module docstrings for each smaller rule.
+8. Engine workarounds, each found by a random differential run against Oxigraph: WHERE conditions are projected
+   first (FalkorDB folds a constant one away with a subquery's aggregate row); a UNION after other patterns inside
+   OPTIONAL/MINUS/EXISTS is refused (FalkorDB nulls later rows' aggregates or crashes); ``FILTER(<falsy
+   constant>)`` is refused (rdflib's algebra drops it); ``SELECT *`` projects the variables in scope (rdflib's list
+   has MINUS's); a statement over :data:`MAX_STATEMENT` characters is refused (the run-time checks repeat operand
+   text).
 
 Results: node columns hold the IRI, or ``_:`` and the blank node's key; value columns hold the property value
 (``Mapping.to_literal``). ASK holds iff the statement returns a row. CONSTRUCT returns the template's variables
