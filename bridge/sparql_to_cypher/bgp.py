@@ -78,6 +78,10 @@ def _sorts(planner: Planner, triples: list[tuple[Any, Any, Any]], row: Scope) ->
     while changed:
         changed = False
         for s, p, o in triples:
+            if isinstance(p, Path) and _may_be_empty(p):
+                for end in (s, o):
+                    if isinstance(end, Literal) or known.get(key_of(end) or "") is Sort.VALUE:
+                        raise Unsupported(f"{p} from or to a literal (its zero-length match is the literal itself)")
             changed |= note(key_of(s), Sort.NODE)
             if isinstance(p, Path):
                 changed |= note(key_of(o), Sort.NODE)
@@ -88,6 +92,19 @@ def _sorts(planner: Planner, triples: list[tuple[Any, Any, Any]], row: Scope) ->
                 elif pk is not None and rt is None:
                     changed |= note(key_of(o), Sort.VALUE)
     return known
+
+
+def _may_be_empty(p: Any) -> bool:
+    """Whether a path can match with length zero (then it relates any term, a literal too, to itself)."""
+    if isinstance(p, MulPath):
+        return p.mod != "+" or _may_be_empty(p.path)
+    if isinstance(p, SequencePath):
+        return all(_may_be_empty(a) for a in p.args)
+    if isinstance(p, AlternativePath):
+        return any(_may_be_empty(a) for a in p.args)
+    if isinstance(p, InvPath):
+        return _may_be_empty(p.arg)
+    return False
 
 
 def _node(planner: Planner, term: Any, done: set[str], clauses: list[str]) -> tuple[str, str]:

@@ -47,6 +47,7 @@ REFUSED = [
     ("SELECT * WHERE { ?s :name ?n FILTER(?n = 'a'@en) }", "stores encoded"),
     ("SELECT * WHERE { ?s :name ?n FILTER(STRLEN(?n) > 1) }", "STRLEN"),
     ("SELECT (MIN(?o) AS ?m) WHERE { ?s :knows ?o }", "over IRIs"),
+    ("SELECT * WHERE { ?s :age ?a { ?a :knows* ?a } UNION { ?s :knows ?a } }", "from or to a literal"),
     ("SELECT * WHERE { ?s :name ?n OPTIONAL { ?s :age ?a FILTER((false)) } }", "constant rdflib's algebra drops"),
     ("SELECT * WHERE { ?s a :Person OPTIONAL { ?s :knows ?o { ?o :name ?n } UNION { ?o :age ?n } } }", "UNION after"),
 ]
