@@ -126,7 +126,6 @@ CASES = [
     Case("MATCH (m:Manager:Person) RETURN m.name AS name, m.uri AS uri"),
     Case("MATCH (p:Person)-[:knows]->(q) WHERE NOT q:Manager RETURN p, q"),
     Case("MATCH (p:Person) WHERE coalesce(p.score, p.age) > 2 RETURN p, coalesce(p.nick, p.name) AS called"),
-    Case("MATCH (p:Person) WHERE p.name =~ '[A-C].*' RETURN p", None),
     Case("MATCH (a)-[:sub*]->(b) RETURN DISTINCT a, b"),
     Case("MATCH (a {uri: $me})-[:knows*]->(b) RETURN DISTINCT b", {"me": ALICE}),
     Case("MATCH (a:Person)<-[:knows|worksFor*0..]-(b) RETURN DISTINCT a, b"),
@@ -236,8 +235,7 @@ def _check(side: Side, case: Case) -> None:
 
 @pytest.mark.parametrize("case", CASES, ids=[c.cypher[:60] for c in CASES])
 def test_cypher_and_its_sparql_agree(toy: Side, case: Case) -> None:
-    if "=~" in case.cypher:
-        pytest.skip("FalkorDB does not support =~ (the translation is checked by the unit tests)")
+    # no =~ case here: FalkorDB has no =~ (the unit tests check its translation against hand-worked answers)
     _check(toy, case)
 
 
