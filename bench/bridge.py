@@ -1,0 +1,117 @@
+"""LUBM's 14 queries two ways: SPARQL on Oxigraph vs its Cypher translation on FalkorDB (issue 11 §5).
+
+    python -m bench.bridge                    # LUBM(1) from ../shared/data/lubm
+
+LUBM(1) and its ontology are loaded into an in-memory knowledge base and materialised (OWL 2 RL, the default
+engine); the asserted and inferred triples are mapped to a property graph (``bridge.mapping.map_graph``,
+schema-independent: LUBM has no SHACL shapes) and written into a managed FalkorDB (``write_graph``): the map and
+write time give the throughput into the property graph. Then each query runs **once, cold**, on each side:
+SPARQL through ``KnowledgeBase.query`` (Oxigraph, in process), and its translation
+(``bridge.sparql_to_cypher.translate``, timed apart: a service caches it) through the graph store's
+parameterised ``query`` (FalkorDB over its unix socket, rows decoded in Python). Both answer counts are checked
+against ``expected_counts_lubm1.json``. Excluded from the timings: loading, materialising, mapping, writing and
+translating. The ratio is Cypher / SPARQL per query and for the sum.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from hybridkg.bridge.mapping import map_graph, write_graph
+from hybridkg.bridge.sparql_to_cypher import translate
+from hybridkg.errors import HybridKGError
+from hybridkg.semantic.kb import KnowledgeBase
+from hybridkg.semantic.reasoning.factory import make_reasoner
+from hybridkg.semantic.settings import ReasoningConfig, StoreConfig, ValidationConfig
+from hybridkg.semantic.store.factory import make_store
+from hybridkg.semantic.validation.factory import make_validator
+from hybridkg.structural.graphstore.falkordb_store import FalkorDBGraphStore
+from hybridkg.structural.settings import GraphConfig
+
+SHARED = Path(__file__).resolve().parents[2] / "shared" / "data" / "lubm"
+
+
+def run(lubm: Path) -> dict[str, Any]:
+    expected = json.loads((lubm / "expected_counts_lubm1.json").read_text())["counts_with_full_inference"]
+    kb = KnowledgeBase(
+        make_store(StoreConfig(backend="memory")),
+        reasoner=make_reasoner(ReasoningConfig()),
+        validator=make_validator(ValidationConfig(engine="pyshacl")),
+    )
+    out: dict[str, Any] = {"queries": {}}
+    with tempfile.TemporaryDirectory(prefix="hkg-bb-", dir="/tmp") as tmp:
+        store = FalkorDBGraphStore.managed(Path(tmp), GraphConfig())
+        try:
+            kb.load(lubm / "univ-bench.ttl", graph="urn:lubm:ontology")
+            kb.load(lubm / "lubm1-University0.nt", graph="urn:lubm:data", bulk=True)
+            triples = list(kb.asserted_triples() | kb.inferred_triples())
+            start = time.perf_counter()
+            mapped = map_graph(triples)
+            map_s = time.perf_counter() - start
+            start = time.perf_counter()
+            write_graph(store, mapped)
+            write_s = time.perf_counter() - start
+            out.update(triples=len(triples), map_s=round(map_s, 2), write_s=round(write_s, 2),
+                       triples_per_s=round(len(triples) / (map_s + write_s)))
+            print(f"{len(triples)} triples (asserted + inferred): mapped in {map_s:.2f} s, written to FalkorDB in "
+                  f"{write_s:.2f} s ({out['triples_per_s']} triples/s)", flush=True)
+            print(f"{'query':6} {'expected':>8} {'sparql':>8} {'ms':>8} {'cypher':>8} {'ms':>8} {'translate':>9} "
+                  f"{'ratio':>6}")
+            for i in range(1, 15):
+                name = f"Q{i}"
+                text = (lubm / "queries" / f"q{i}.rq").read_text()
+                start = time.perf_counter()
+                n_sparql = len(kb.query(text))
+                sparql_ms = (time.perf_counter() - start) * 1000
+                row: dict[str, Any] = {"expected": expected[name], "sparql": n_sparql, "sparql_ms": round(sparql_ms, 2)}
+                try:
+                    start = time.perf_counter()
+                    cypher = translate(text, mapped.mapping)
+                    row["translate_ms"] = round((time.perf_counter() - start) * 1000, 2)
+                    start = time.perf_counter()
+                    n_cypher = len(store.query(cypher.text, cypher.params))
+                    row.update(cypher=n_cypher, cypher_ms=round((time.perf_counter() - start) * 1000, 2))
+                    row["ratio"] = round(row["cypher_ms"] / sparql_ms, 2)
+                except HybridKGError as e:
+                    row["refused"] = f"{type(e).__name__}: {e}"
+                out["queries"][name] = row
+                print(f"{name:6} {row['expected']:8} {n_sparql:8} {sparql_ms:8.1f} "
+                      + (f"{row['cypher']:8} {row['cypher_ms']:8.1f} {row['translate_ms']:9.1f} {row['ratio']:6.2f}"
+                         if "cypher" in row else f"  refused: {row['refused'][:80]}"), flush=True)
+        finally:
+            store.close()
+            kb.close()
+    done = [r for r in out["queries"].values() if "cypher" in r]
+    out["equal"] = sum(1 for r in done if r["cypher"] == r["sparql"] == r["expected"])
+    out["sparql_total_ms"] = round(sum(r["sparql_ms"] for r in done), 1)
+    out["cypher_total_ms"] = round(sum(r["cypher_ms"] for r in done), 1)
+    out["total_ratio"] = round(out["cypher_total_ms"] / out["sparql_total_ms"], 2) if done else None
+    out["within_2x"] = sum(1 for r in done if r["ratio"] <= 2.0)
+    print(f"translated {len(done)}/14, equal counts {out['equal']}/14, total SPARQL {out['sparql_total_ms']} ms vs "
+          f"Cypher {out['cypher_total_ms']} ms: ratio {out['total_ratio']}x; within 2x on {out['within_2x']}/14")
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--lubm", type=Path, default=SHARED, help="the LUBM directory (default ../shared/data/lubm)")
+    ap.add_argument("--json", type=Path, help="write the summary to this file")
+    args = ap.parse_args(argv)
+    if not (args.lubm / "lubm1-University0.nt").exists():
+        print(f"LUBM(1) not found in {args.lubm}: pass --lubm DIR", file=sys.stderr)
+        return 2
+    out = run(args.lubm)
+    if args.json:
+        args.json.write_text(json.dumps(out, indent=2))
+    print(json.dumps({k: v for k, v in out.items() if k != "queries"}))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
