@@ -243,7 +243,7 @@ class Passages:
         flat = [s for row in rows for s in row]
         n = len(flat)
         idf = {t: math.log(1.0 + n / (1 + sum(1 for s in flat if t in s.stems))) for t in terms}
-        return cls(idf, list(chunks), rows, dict(entities), {}, dict(parses or {}))
+        return cls(idf, list(chunks), rows, dict(entities), {}, parses if parses is not None else {})
 
     @property
     def terms(self) -> frozenset[str]:
@@ -295,32 +295,24 @@ class Passages:
                     anchors.append((t, max(self.idf[m] for m in matched)))
         else:
             for i in topics:
-                anchors += [(r, 1.0) for r in self._mention_roots(parse, sentence, i)]
+                anchors += [(r, 1.0) for a, b in self._mentions(sentence, i) if (r := parse.root_of(a, b)) is not None]
         if not anchors or sum(w for _, w in anchors) <= 0:
             return {}
         out: dict[str, float] = {}
         for i in candidates:
-            roots = self._mention_roots(parse, sentence, i)
-            spans = self._mention_tokens(parse, sentence, i)
+            mentions = self._mentions(sentence, i)
+            roots = [r for a, b in mentions if (r := parse.root_of(a, b)) is not None]
+            own = frozenset(t for a, b in mentions for t in parse.tokens_in(a, b))
             if roots:
-                out[i] = max(closeness(parse, r, anchors, spans) for r in roots)
+                out[i] = max(closeness(parse, r, anchors, own) for r in roots)
         return out
 
-    def _mention_roots(self, parse: Parse, sentence: Sentence, entity: str) -> list[int]:
+    def _mentions(self, sentence: Sentence, entity: str) -> list[tuple[int, int]]:
+        """The chunk offsets of ``entity``'s mentions in ``sentence``."""
         p = self.pattern(entity)
         if p is None:
             return []
-        roots = (parse.root_of(sentence.start + m.start(), sentence.start + m.end()) for m in p.finditer(sentence.text))
-        return [r for r in roots if r is not None]
-
-    def _mention_tokens(self, parse: Parse, sentence: Sentence, entity: str) -> frozenset[int]:
-        p = self.pattern(entity)
-        if p is None:
-            return frozenset()
-        return frozenset(
-            t for m in p.finditer(sentence.text)
-            for t in parse.tokens_in(sentence.start + m.start(), sentence.start + m.end())
-        )
+        return [(sentence.start + m.start(), sentence.start + m.end()) for m in p.finditer(sentence.text)]
 
     def candidates(self, node: Node, exclude: Container[str]) -> list[str]:
         """The named entities ``node`` mentions, outside ``exclude``."""
