@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 import pytest
 from pyoxigraph import Literal, NamedNode, RdfFormat, Triple, parse
-from support.falkor import falkordb_server, fresh_graph, short_tmp
+from support.falkor import fresh_graph
 from support.shared import shared_path
 
 from hybridkg.bridge.mapping import (
@@ -26,12 +26,6 @@ from hybridkg.structural.graphstore.server import ManagedFalkorDB
 
 EX = "https://example.org/"
 XSD = "http://www.w3.org/2001/XMLSchema#"
-
-
-@pytest.fixture(scope="module")
-def falkor() -> Iterator[ManagedFalkorDB]:
-    with short_tmp() as path, falkordb_server(path / "data") as server:
-        yield server
 
 
 @pytest.fixture

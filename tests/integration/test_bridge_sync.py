@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 import pytest
 from pyoxigraph import Literal, NamedNode, Quad, Triple
-from support.falkor import falkordb_server, fresh_graph, short_tmp
+from support.falkor import fresh_graph
 
 from hybridkg.bridge.mapping import NameKind, NodeRef, map_graph, read_graph, to_rdf, write_graph
 from hybridkg.bridge.policy import Exposure, Scope, scope_of
@@ -38,12 +38,6 @@ ex:ann a ex:Person ; ex:name "Ann" .
 
 def ex(local: str) -> NamedNode:
     return NamedNode(EX + local)
-
-
-@pytest.fixture(scope="module")
-def falkor() -> Iterator[ManagedFalkorDB]:
-    with short_tmp() as path, falkordb_server(path / "data") as server:
-        yield server
 
 
 @pytest.fixture

@@ -17,7 +17,7 @@ import pytest
 from hypothesis import HealthCheck, given, reject, settings
 from hypothesis import strategies as st
 from pyoxigraph import BlankNode, Literal, NamedNode, Quad, RdfFormat, Store, Triple, parse
-from support.falkor import falkordb_server, fresh_graph, short_tmp
+from support.falkor import fresh_graph
 from support.shared import shared_location, shared_path
 
 from hybridkg.bridge.base import BNODE, URI
@@ -148,12 +148,6 @@ CRM_CASES = [
 
 
 # -- running both sides --------------------------------------------------------------------------------------------
-
-
-@pytest.fixture(scope="module")
-def falkor() -> Iterator[ManagedFalkorDB]:
-    with short_tmp() as path, falkordb_server(path / "data") as server:
-        yield server
 
 
 @dataclass

