@@ -13,45 +13,26 @@ graph, so a triple asserted in several graphs, or both asserted and inferred, is
   facts out while keeping what the reasoner adds to the domain's own resources.) The domain's shapes and
   namespaces apply.
 
-The setting is :class:`SyncPolicy` (the graph name and each domain's exposure, default ``inferred``). It is not in
-the settings file or ``domains.yaml`` yet: both refuse unknown keys and belong to other layers, so the CLI takes
-``--exposure`` and code passes a :class:`SyncPolicy`.
+The settings: the settings file's ``bridge:`` section (:class:`~hybridkg.bridge.settings.BridgeConfig`: the graph
+name and the default exposure, ``inferred``) and a domain's ``bridge_exposure`` key in the domain policy file, which
+wins for that domain; ``hybridkg bridge sync --exposure`` overrides both.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from enum import StrEnum
 
-from pydantic import BaseModel, ConfigDict, Field
 from pyoxigraph import BlankNode, NamedNode, Triple
 
 from hybridkg.bridge.mapping import Shapes, domain_shapes
+from hybridkg.bridge.settings import BRIDGE_GRAPH, BridgeConfig, Exposure
 from hybridkg.semantic.base import INFERRED_GRAPH, TripleStore
 from hybridkg.semantic.domains import DomainPolicy
 
-#: The FalkorDB graph (Redis key) of the bridge's property graph, beside the structural layer's ``hybridkg``.
-BRIDGE_GRAPH = "hybridkg_bridge"
+__all__ = ["BRIDGE_GRAPH", "BridgeConfig", "Exposure", "Scope", "Subject", "scope_of"]
 
 Subject = NamedNode | BlankNode
-
-
-class Exposure(StrEnum):
-    ASSERTED = "asserted"
-    INFERRED = "inferred"  # asserted + inferred
-
-
-class SyncPolicy(BaseModel):
-    """How the bridge syncs (to move into the settings file's ``bridge:`` section and ``domains.yaml``)."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    graph_name: str = Field(
-        BRIDGE_GRAPH, description="Property graph of the whole store; a domain's is <graph_name>_<domain>."
-    )
-    exposure: Exposure = Field(Exposure.INFERRED, description="What the whole store and unlisted domains expose.")
-    domains: dict[str, Exposure] = Field(default_factory=dict, description="Domain name -> what it exposes.")
 
 
 @dataclass(frozen=True)
@@ -112,12 +93,14 @@ def _merge_shapes(shapes: Iterable[Shapes]) -> Shapes | None:
 
 
 def scope_of(
-    domains: DomainPolicy, policy: SyncPolicy | None = None, domain: str | None = None, exposure: Exposure | None = None
+    domains: DomainPolicy, config: BridgeConfig | None = None, domain: str | None = None,
+    exposure: Exposure | None = None,
 ) -> Scope:
-    """The scope of ``domain`` (``None``: the whole store); ``exposure`` overrides the policy's.
+    """The scope of ``domain`` (``None``: the whole store). Its exposure: ``exposure`` when given, else the domain's
+    ``bridge_exposure`` (policy file), else ``config.exposure`` (settings file).
 
     Raises NotFound for an unknown domain (the message lists the known ones)."""
-    policy = policy or SyncPolicy()
+    policy = config or BridgeConfig()
     if domain is None:
         namespaces: dict[str, str] = {}
         for d in domains.domains.values():
@@ -126,7 +109,8 @@ def scope_of(
         return Scope(policy.graph_name, None, (exposure or policy.exposure) is Exposure.INFERRED, None, shapes,
                      namespaces)
     dom = domains.get(domain)
-    chosen = exposure or policy.domains.get(domain, policy.exposure)
+    own = Exposure(dom.bridge_exposure) if dom.bridge_exposure is not None else None
+    chosen = exposure or own or policy.exposure
     return Scope(
         f"{policy.graph_name}_{dom.name}", frozenset(dom.graphs), chosen is Exposure.INFERRED, dom.name,
         domain_shapes(dom) if dom.shapes else None, dict(dom.namespaces),

@@ -26,16 +26,23 @@ idempotent like a rebuild, but a graph that is nearly right (the usual case afte
 graph is never empty for its readers meanwhile, and the names given so far are kept (a rebuild could name a
 colliding IRI differently, which would break translated queries held by clients).
 
-Not in the settings file yet (see :mod:`.policy`): ``bridge.graph_name``, the exposure per domain.
+**Threads.** One :class:`BridgeSync` may be shared: :meth:`~BridgeSync.apply` and :meth:`~BridgeSync.sync` run one
+at a time (a change committed during a full sync waits and is then applied to the synced graph), and
+:attr:`~BridgeSync.registry` is never changed in place: new names go into a copy that replaces it once stored, so a
+registry a reader holds (e.g. in an ``RdfMapping``) stays as it was.
+
+The settings (graph name, exposure) are the settings file's ``bridge:`` section and a domain's ``bridge_exposure``
+(see :mod:`.policy`); the service attaches one sync per scope at start-up (``hybridkg.server.runtime``).
 """
 
 from __future__ import annotations
 
 import logging
+import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from pyoxigraph import BlankNode, NamedNode, Triple
 
@@ -129,6 +136,13 @@ def _touched(change: ChangeSet, scope: Scope) -> list[Subject]:
     return list(subjects)
 
 
+@runtime_checkable
+class Closable(Protocol):
+    """A graph store holding a connection (FalkorDB, Neo4j)."""
+
+    def close(self) -> None: ...
+
+
 class BridgeSync:
     """Mirrors ``scope`` of the RDF store ``triples`` into the property graph ``graph`` (see the module doc)."""
 
@@ -139,12 +153,19 @@ class BridgeSync:
         self.batch_size = batch_size
         self._registry: NameRegistry | None = None
         self._indexed = False
+        self._lock = threading.RLock()
 
     # ------------------------------------------------------------------------------------------ entry points
 
     def attach(self, kb: KnowledgeBase) -> Callable[[], None]:
         """Follow ``kb``'s committed changes; returns the function that stops it."""
         return kb.subscribe(self)
+
+    def close(self) -> None:
+        """Close the graph store (a graph opened beside the structural layer's closes its connection only)."""
+        with self._lock:
+            if isinstance(self.graph, Closable):
+                self.graph.close()
 
     def __call__(self, change: ChangeSet) -> None:
         self.apply(change)
@@ -154,17 +175,22 @@ class BridgeSync:
         start = time.perf_counter()
         subjects = _touched(change, self.scope)
         report = SyncReport()
-        for part in _chunks(subjects, self.batch_size):
-            exposed = {s: self.scope.triples_of(self.triples, s) for s in part}
-            mapped = self._map(t for ts in exposed.values() for t in ts)
-            report.add(self._resync(mapped, part))
-            report.triples += sum(len(ts) for ts in exposed.values())
+        with self._lock:
+            for part in _chunks(subjects, self.batch_size):
+                exposed = {s: self.scope.triples_of(self.triples, s) for s in part}
+                mapped = self._map(t for ts in exposed.values() for t in ts)
+                report.add(self._resync(mapped, part))
+                report.triples += sum(len(ts) for ts in exposed.values())
         report.seconds = time.perf_counter() - start
         return report
 
     def sync(self, progress: Callable[[int], None] | None = None) -> SyncReport:
         """Bring the whole graph in line with the store (idempotent): diff per subject, recompute those that
         differ, delete empty nodes. ``progress`` is called with the number of subjects done after each batch."""
+        with self._lock:
+            return self._sync(progress)
+
+    def _sync(self, progress: Callable[[int], None] | None) -> SyncReport:
         start = time.perf_counter()
         wanted: dict[Subject, set[Triple]] = {}
         for t in self.scope.triples(self.triples):
@@ -194,26 +220,32 @@ class BridgeSync:
 
     @property
     def registry(self) -> NameRegistry:
-        """The stored name registry (a new one with the scope's namespaces when the graph has none yet)."""
-        if self._registry is None:
-            stored = read_registry(self.graph)
-            self._registry = stored if stored.record().names else NameRegistry(self.scope.namespaces)
-        return self._registry
+        """The stored name registry (a new one with the scope's namespaces when the graph has none yet). It is
+        not changed in place afterwards: when names are added, a new registry replaces it."""
+        registry = self._registry
+        if registry is None:
+            with self._lock:
+                if self._registry is None:
+                    stored = read_registry(self.graph)
+                    self._registry = stored if stored.record().names else NameRegistry(self.scope.namespaces)
+                registry = self._registry
+        return registry
 
     def _map(self, triples: Iterable[Triple]) -> MappedGraph:
-        """Map with the stored registry, storing it first when it grew (a name is in the registry before the graph
-        uses it)."""
-        registry = self.registry
-        before = registry.record()
-        try:
-            mapped = map_graph(triples, self.scope.shapes, self.scope.namespaces, registry=registry)
-            after = registry.record()
-            if after != before:
-                props = {f: getattr(after, f) for f in RegistryRecord.__dataclass_fields__}
+        """Map with (a copy of) the stored registry, storing the copy first when it grew (a name is in the registry
+        before the graph uses it), then putting it in place."""
+        before = self.registry.record()
+        registry = NameRegistry.from_record(before)
+        mapped = map_graph(triples, self.scope.shapes, self.scope.namespaces, registry=registry)
+        after = registry.record()
+        if after != before:
+            props = {f: getattr(after, f) for f in RegistryRecord.__dataclass_fields__}
+            try:
                 self.graph.query(WRITE_REGISTRY.format(label=REGISTRY_LABEL), {"props": props})
-        except BaseException:
-            self._registry = None  # the names given in memory may not be stored
-            raise
+            except BaseException:
+                self._registry = None  # the write may or may not have landed: read the graph's again
+                raise
+            self._registry = registry
         if not self._indexed:
             ensure_indexes(self.graph, mapped.schema.indexes)
             self._indexed = True

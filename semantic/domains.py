@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from enum import StrEnum
 from pathlib import Path
+from typing import Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -44,6 +45,12 @@ class Domain(BaseModel):
     )
     examples: dict[str, str] = Field(
         default_factory=dict, description="Named example files (e.g. valid/invalid writes), relative paths."
+    )
+    bridge_exposure: Literal["asserted", "inferred"] | None = Field(
+        None,
+        description="What the domain's bridge property graph mirrors: asserted (the triples written into its graphs) "
+        "or inferred (those and the OWL 2 RL closure's about its resources); unset: the settings file's "
+        "bridge.exposure.",
     )
     base_dir: Path = Field(Path("."), exclude=True, description="Folder the relative paths resolve against.")
 

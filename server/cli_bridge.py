@@ -2,9 +2,12 @@
 
 ``hybridkg bridge sync [--config F] [--store DIR] [--domain NAME] [--exposure asserted|inferred]`` brings the
 bridge's property graph in line with the RDF store (idempotent; see :mod:`hybridkg.bridge.sync`) and prints a JSON
-summary. Without a domain it mirrors the whole store, asserted + inferred, into the graph ``hybridkg_bridge``; with
-one, that domain's graphs into ``hybridkg_bridge_<domain>``. The graph lives in the structural layer's graph
-store (``structural.graph``: the managed FalkorDB under ``<store>/structural/graph`` by default).
+summary. Without a domain it mirrors the whole store into the graph ``<bridge.graph_name>`` (``hybridkg_bridge``);
+with one, that domain's graphs into ``<bridge.graph_name>_<domain>``. What is exposed: ``--exposure``, else the
+domain's ``bridge_exposure`` (policy file), else ``bridge.exposure`` (settings; ``inferred`` by default). The graph
+lives in the structural layer's graph store (``structural.graph``: the managed FalkorDB under
+``<store>/structural/graph`` by default), which a running service holds: while it runs, its own sync keeps the
+graphs in line, and these commands refuse to start a second server on the same directory.
 
 ``hybridkg bridge export [--config F] [--store DIR] [--domain NAME] [--format nt|ttl]`` prints the RDF rebuilt from
 that property graph through the reverse mapping (``nt``: canonical N-Triples, sorted, one triple a line).
@@ -33,7 +36,8 @@ def add_parser(sub: Any, common: Callable[[argparse.ArgumentParser], None]) -> N
     common(s)
     s.add_argument("--domain", metavar="NAME", help="only this domain's graphs (default: the whole store)")
     s.add_argument("--exposure", choices=["asserted", "inferred"],
-                   help="asserted triples only, or asserted + inferred (default: inferred)")
+                   help="asserted triples only, or asserted + inferred (default: the domain's bridge_exposure in the "
+                   "policy file, else bridge.exposure in the settings: inferred)")
 
     e = bridge.add_parser("export", help="print the RDF rebuilt from the bridge's property graph")
     common(e)
@@ -81,7 +85,7 @@ def _sync(args: argparse.Namespace, settings: Settings) -> int:
     from hybridkg.server.app import open_knowledge_base
 
     exposure = Exposure(args.exposure) if args.exposure else None
-    scope = scope_of(DomainPolicy.load(settings.domains.policy), domain=args.domain, exposure=exposure)
+    scope = scope_of(DomainPolicy.load(settings.domains.policy), settings.bridge, args.domain, exposure)
     kb = open_knowledge_base(settings)
     try:
         graph = open_bridge_graph(settings, scope.graph_name)
@@ -101,11 +105,9 @@ def _export(args: argparse.Namespace, settings: Settings) -> int:
     from pyoxigraph import RdfFormat, serialize
 
     from hybridkg.bridge.mapping import read_graph, to_rdf
-    from hybridkg.bridge.policy import SyncPolicy
     from hybridkg.semantic.domains import DomainPolicy
 
-    policy = SyncPolicy()
-    name = policy.graph_name
+    name = settings.bridge.graph_name
     if args.domain:
         name = f"{name}_{DomainPolicy.load(settings.domains.policy).get(args.domain).name}"
     graph = open_bridge_graph(settings, name)

@@ -17,6 +17,7 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from hybridkg.bridge.settings import BridgeConfig
 from hybridkg.errors import InvalidInput
 from hybridkg.semantic.settings import DomainsConfig, ReasoningConfig, StoreConfig, ValidationConfig
 from hybridkg.server.ask.settings import AskConfig
@@ -40,6 +41,9 @@ class Settings(BaseModel):
     )
     server: ServerConfig = Field(default_factory=lambda: ServerConfig(), description="gRPC and HTTP service.")
     ask: AskConfig = Field(default_factory=lambda: AskConfig(), description="Domain routing and question answering.")
+    bridge: BridgeConfig = Field(
+        default_factory=lambda: BridgeConfig(), description="The RDF -> property-graph bridge and its sync."
+    )
 
     def structural_path(self) -> Path:
         """Where the structural layer keeps its data: ``structural.path`` or ``<store.path>/structural``."""

@@ -35,6 +35,7 @@ from hybridkg.server.config import Settings
 from hybridkg.server.metrics import Metrics
 
 if TYPE_CHECKING:
+    from hybridkg.bridge.sync import BridgeSync
     from hybridkg.server.ask.answer import AskAnswer
     from hybridkg.structural.knowledge import StructuralKB
 
@@ -393,6 +394,8 @@ class Runtime:
         self._lazy = threading.Lock()
         self._ask: Any = None
         self._sizes: tuple[float, dict[str, int]] | None = None
+        self._bridge_lock = threading.Lock()
+        self._bridges: dict[str | None, BridgeSync] = {}
         self._closed = False
 
     # ------------------------------------------------------------------ lifecycle
@@ -410,6 +413,49 @@ class Runtime:
     def structural_open(self) -> bool:
         return self._structural is not None
 
+    def bridge(self, domain: str | None = None) -> BridgeSync:
+        """The bridge's sync of the whole store (``domain`` None) or of one domain of the policy file.
+
+        One :class:`~hybridkg.bridge.sync.BridgeSync` per scope, made on first use and kept until :meth:`close`;
+        it is safe to share between threads (its writes run one at a time, its registry is replaced, never
+        changed in place). Its ``.graph`` is the scope's property graph, ``<bridge.graph_name>`` or
+        ``<bridge.graph_name>_<domain>`` (``hybridkg_bridge``, ``hybridkg_bridge_crm``), on the structural layer's
+        FalkorDB server (the structural layer is opened if it is not yet); ``.registry`` its stored names
+        (``RdfMapping(sync.registry)`` is the mapping the translators take; read it again after writes, as new
+        names replace the registry); ``.scope.shapes`` the shapes that declare its lists and scalars.
+
+        Raises NotFound for a domain the policy file lacks (naming it), Unsupported when ``bridge.enabled`` is
+        false or the structural layer's graph store is not FalkorDB (``structural.graph.backend``)."""
+        from hybridkg.bridge.graphs import graph_beside
+        from hybridkg.bridge.policy import scope_of
+        from hybridkg.bridge.sync import BridgeSync
+        from hybridkg.errors import Unsupported
+        from hybridkg.structural.settings import GraphBackend
+
+        with self._bridge_lock:
+            cached = self._bridges.get(domain)
+        if cached is not None:
+            return cached
+        if not self.settings.bridge.enabled:
+            raise Unsupported("the bridge is off (bridge.enabled is false in the settings); turn it on to use the "
+                              "bridge's property graph")
+        backend = self.settings.structural.graph.backend
+        if backend is not GraphBackend.FALKORDB:
+            raise Unsupported(f"the bridge's property graph needs the structural layer's FalkorDB, but "
+                              f"structural.graph.backend is {backend.value}: set it to falkordb (the default)")
+        scope = scope_of(self.kb.policy, self.settings.bridge, domain)  # NotFound for an unknown domain
+        structural = self.structural()  # before the bridge lock: structural() may take it (lock order)
+        with self._bridge_lock:
+            sync = self._bridges.get(domain)
+            if sync is None:
+                if self._closed:
+                    from hybridkg.errors import BackendUnavailable
+
+                    raise BackendUnavailable("the service is shutting down")
+                sync = BridgeSync(self.kb.store, graph_beside(structural.graph, scope.graph_name), scope)
+                self._bridges[domain] = sync
+            return sync
+
     def close(self) -> None:
         if self._closed:
             return
@@ -417,6 +463,10 @@ class Runtime:
         self.executor.shutdown(wait=True, cancel_futures=True)
         if self._ask is not None:
             self._ask.close()
+        with self._bridge_lock:
+            bridges, self._bridges = list(self._bridges.values()), {}
+        for sync in bridges:
+            sync.close()
         try:
             if self._structural is not None and self._owns_structural:
                 self._structural.close()

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from pyoxigraph import BlankNode, Literal, NamedNode, Quad, Triple
 
-from hybridkg.bridge.policy import BRIDGE_GRAPH, Exposure, Scope, SyncPolicy, scope_of
+from hybridkg.bridge.policy import BRIDGE_GRAPH, BridgeConfig, Exposure, Scope, scope_of
 from hybridkg.bridge.sync import SyncReport, _touched
 from hybridkg.errors import NotFound
 from hybridkg.semantic.base import INFERRED_GRAPH, ChangeSet, TripleStore
@@ -68,15 +68,18 @@ def test_a_domain_exposes_its_graphs_and_the_closure_about_its_own_resources(sto
     assert scope.triples_of(store, OUT) == set()
 
 
-def test_the_policy_chooses_a_domains_exposure_and_the_flag_overrides_it() -> None:
-    policy = SyncPolicy(graph_name="g", domains={"crm": Exposure.ASSERTED})
+def test_the_policy_file_chooses_a_domains_exposure_the_settings_the_rest_and_the_flag_overrides_both() -> None:
+    config = BridgeConfig(graph_name="g", exposure=Exposure.INFERRED)
     domains = DomainPolicy.load()
-    assert not scope_of(domains, policy, "crm").inferred
-    assert scope_of(domains, policy, "clinical").inferred
-    assert scope_of(domains, policy, "crm", Exposure.INFERRED).inferred
-    assert scope_of(domains, policy).graph_name == "g"
+    domains.domains["crm"].bridge_exposure = "asserted"
+    assert not scope_of(domains, config, "crm").inferred
+    assert scope_of(domains, config, "clinical").inferred
+    assert scope_of(domains, config, "crm", Exposure.INFERRED).inferred
+    assert scope_of(domains, config).graph_name == "g"
+    assert scope_of(domains, config, "crm").graph_name == "g_crm"
+    assert not scope_of(domains, BridgeConfig(exposure=Exposure.ASSERTED), "clinical").inferred
     with pytest.raises(NotFound, match="known domains: clinical, crm"):
-        scope_of(domains, policy, "nope")
+        scope_of(domains, config, "nope")
 
 
 def test_a_change_touches_the_subjects_its_scope_sees() -> None:
