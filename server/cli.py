@@ -73,6 +73,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     cli_bridge.add_parser(sub, _common)
 
+    from hybridkg.server import cli_query
+
+    cli_query.add_parsers(sub, _common)
+
     p = sub.add_parser("serve", help="run the gRPC service and the SPARQL endpoint (the demo KB without a store)")
     _common(p)
     p.add_argument("--grpc", metavar="HOST:PORT", help="gRPC listener (default: server.grpc, 127.0.0.1:50051)")
@@ -304,6 +308,18 @@ def cmd_bridge(args: argparse.Namespace) -> int:
     return run(args, _settings(args))
 
 
+def cmd_translate(args: argparse.Namespace) -> int:
+    from hybridkg.server.cli_query import cmd_translate as run
+
+    return run(args, _settings(args))
+
+
+def cmd_cypher(args: argparse.Namespace) -> int:
+    from hybridkg.server.cli_query import cmd_cypher as run
+
+    return run(args, _settings(args))
+
+
 def _structural(name: str) -> Any:
     def run(args: argparse.Namespace) -> int:
         from hybridkg.server import cli_structural
@@ -325,6 +341,8 @@ COMMANDS = {
     "ask": cmd_ask,
     "keys": cmd_keys,
     "bridge": cmd_bridge,
+    "translate": cmd_translate,
+    "cypher": cmd_cypher,
     "docs": _structural("docs"),
     "retrieve": _structural("retrieve"),
     "feedback": _structural("feedback"),

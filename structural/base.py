@@ -74,6 +74,41 @@ class Subgraph:
     edges: list[Edge] = field(default_factory=list)
 
 
+@dataclass(frozen=True, slots=True)
+class GraphNode:
+    """A node as :meth:`ReadOnlyGraph.read_query` returns it: the store's element id, every label, every property."""
+
+    element_id: str
+    labels: tuple[str, ...]
+    props: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class GraphRelationship:
+    """A relationship as :meth:`ReadOnlyGraph.read_query` returns it; ``start``/``end`` are element ids."""
+
+    element_id: str
+    type: str
+    start: str
+    end: str
+    props: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class GraphPath:
+    nodes: tuple[GraphNode, ...]
+    relationships: tuple[GraphRelationship, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ReadResult:
+    """Column names and rows of plain values, :class:`GraphNode`, :class:`GraphRelationship`, :class:`GraphPath`
+    (inside lists and maps too)."""
+
+    columns: tuple[str, ...]
+    rows: list[list[Any]]
+
+
 @runtime_checkable
 class GraphStore(Protocol):
     """A property graph speaking openCypher with parameters."""
@@ -119,6 +154,20 @@ class GraphStore(Protocol):
         ...
 
     def close(self) -> None: ...
+
+
+@runtime_checkable
+class ReadOnlyGraph(Protocol):
+    """Optional, for stores whose server enforces read-only statements (FalkorDB's ``GRAPH.RO_QUERY``): what runs
+    a user's Cypher (``hybridkg cypher``) must never write, whatever the statement says."""
+
+    def read_query(
+        self, cypher: str, params: Mapping[str, Any] | None = None, *, timeout_s: float | None = None
+    ) -> ReadResult:
+        """Run ``cypher`` as a read the server refuses to write with (InvalidQuery; nothing runs), stopped by the
+        server after ``timeout_s`` (DeadlineExceeded); graph values keep every label and their element ids.
+        NotFound when the graph does not exist."""
+        ...
 
 
 @runtime_checkable

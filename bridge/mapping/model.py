@@ -15,7 +15,7 @@ from pyoxigraph import BlankNode, Literal, NamedNode
 
 from hybridkg.bridge.base import BNODE, RESOURCE, URI, Mapping, Value
 from hybridkg.bridge.mapping.names import NameKind, NameRegistry
-from hybridkg.bridge.mapping.values import to_literal, to_value
+from hybridkg.bridge.mapping.values import MARK, to_literal, to_value
 
 #: A node property: one value, or several (a list) when the node has several or the shapes say so.
 PropertyValue = Value | list[Value]
@@ -115,6 +115,12 @@ class RdfMapping:
 
     def to_literal(self, value: Value) -> Literal:
         return to_literal(value)
+
+    def plain_string(self, expr: str) -> str:
+        """The SPARQL -> Cypher translator's ``PlainStrings``: a String value is an xsd:string literal's iff it does
+        not start with the encoding's mark (``values.py``); without this every string counted as encoded, and any
+        string comparison stopped the translated statement at run time."""
+        return f"(NOT {expr} STARTS WITH '{MARK}')"
 
 
 if TYPE_CHECKING:

@@ -40,8 +40,8 @@ from redis.backoff import NoBackoff
 from redis.connection import AbstractConnection
 from redis.retry import Retry
 
-from hybridkg.errors import BackendUnavailable, InvalidInput, InvalidQuery
-from hybridkg.structural.base import Edge, Node
+from hybridkg.errors import BackendUnavailable, DeadlineExceeded, InvalidInput, InvalidQuery, NotFound
+from hybridkg.structural.base import Edge, GraphNode, GraphPath, GraphRelationship, Node, ReadResult
 from hybridkg.structural.graphstore.cypher import CypherGraphStore, parameter
 from hybridkg.structural.graphstore.dialect import FALKORDB, check_name
 from hybridkg.structural.graphstore.server import ManagedFalkorDB
@@ -281,6 +281,30 @@ class FalkorDBGraphStore(CypherGraphStore):
             ids.update(self.ids_of_keys(sorted(wanted - ids.keys())))
         return [{c: _plain(v, ids) for c, v in zip(columns, row, strict=True)} for row in res.result_set]
 
+    def read_query(
+        self, cypher: str, params: Mapping[str, Any] | None = None, *, timeout_s: float | None = None
+    ) -> ReadResult:
+        """``cypher`` as ``GRAPH.RO_QUERY`` only (:class:`~hybridkg.structural.base.ReadOnlyGraph`): FalkorDB refuses
+        a statement that writes and runs none of it, and it is never sent again as a write (unlike :meth:`query`).
+        ``timeout_s`` is FalkorDB's own query timeout (whole milliseconds, at least 1)."""
+        if not isinstance(cypher, str) or not cypher.strip():
+            raise InvalidQuery("the Cypher statement is empty")
+        args = {check_name("parameter name", k): parameter(v) for k, v in (params or {}).items()} or None
+        timeout = None if timeout_s is None else max(1, int(timeout_s * 1000))
+        try:
+            res = self._call(lambda: self._graph().ro_query(cypher, args, timeout=timeout), retry=True)
+        except redis.ResponseError as e:
+            text = str(e)
+            if "empty key" in text:
+                raise NotFound(f"the graph {self._graph_name} does not exist: nothing was ever written to it") from e
+            if "timed out" in text.lower():
+                raise DeadlineExceeded(f"FalkorDB stopped the query at its timeout ({timeout} ms)") from e
+            if "read-only" in text:
+                raise InvalidQuery(f"the query writes, and only reads are allowed here (FalkorDB: {text})") from e
+            raise InvalidQuery(f"FalkorDB rejected the query: {text}") from e
+        rows = [[_graph_value(v) for v in row] for row in res.result_set]
+        return ReadResult(tuple(str(h[1]) for h in res.header), rows)
+
 
 _SCALARS = (str, int, float, bool, type(None))
 
@@ -320,4 +344,24 @@ def _plain(value: Any, ids: Mapping[int, str]) -> Any:
         return {str(k): _plain(v, ids) for k, v in value.items()}
     if isinstance(value, list):
         return [_plain(v, ids) for v in value]
+    return value
+
+
+def _graph_value(value: Any) -> Any:
+    """A reply value with graph objects as :class:`GraphNode`, :class:`GraphRelationship`, :class:`GraphPath`."""
+    if type(value) in _SCALARS:
+        return value
+    if isinstance(value, FalkorNode):
+        labels = value.labels if isinstance(value.labels, list) else [value.labels] if value.labels else []
+        return GraphNode(str(value.id), tuple(str(label) for label in labels), dict(value.properties))
+    if isinstance(value, FalkorEdge):
+        ends = (n.id if isinstance(n, FalkorNode) else n for n in (value.src_node, value.dest_node))
+        start, end = (str(n) for n in ends)
+        return GraphRelationship(str(value.id), str(value.relation), start, end, dict(value.properties))
+    if isinstance(value, FalkorPath):
+        return GraphPath(tuple(_graph_value(n) for n in value.nodes()), tuple(_graph_value(e) for e in value.edges()))
+    if isinstance(value, dict):
+        return {str(k): _graph_value(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_graph_value(v) for v in value]
     return value
