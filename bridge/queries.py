@@ -41,12 +41,13 @@ from hybridkg.bridge.mapping import NameRegistry, RdfMapping, Shapes, read_regis
 from hybridkg.bridge.mapping.model import Schema
 from hybridkg.bridge.mapping.shapes import schema_of
 from hybridkg.bridge.sparql_to_cypher import CypherQuery
+from hybridkg.bridge.sync import BridgeSync
 from hybridkg.errors import InvalidInput, InvalidQuery, NotFound, ResultTooLarge, Unsupported
 from hybridkg.structural.base import GraphNode, GraphPath, GraphRelationship, GraphStore, ReadOnlyGraph
 
 __all__ = [
     "READ_PROCEDURES", "BridgeNames", "CypherRows", "Language", "Translation", "check_read_only", "json_value",
-    "names_of", "run_cypher", "translate",
+    "names_of", "names_of_sync", "parse_params", "read_only", "run_cypher", "translate",
 ]
 
 #: FalkorDB procedures that only read; any other ``CALL proc()`` is refused before it is sent.
@@ -79,6 +80,11 @@ class BridgeNames:
     @property
     def schema(self) -> Schema | None:
         return schema_of(self.shapes, self.registry) if self.shapes is not None else None
+
+
+def names_of_sync(sync: BridgeSync) -> BridgeNames:
+    """The names of the graph a service's :class:`~hybridkg.bridge.sync.BridgeSync` keeps (``Runtime.bridge``)."""
+    return _checked(BridgeNames(sync.scope.graph_name, sync.registry, sync.scope.shapes))
 
 
 def names_of(graph: GraphStore, graph_name: str, shapes: Shapes | None = None) -> BridgeNames:
@@ -203,13 +209,17 @@ def _check_union_in_aggregate(call: ast.AstNode) -> None:
 
 @dataclass(frozen=True)
 class CypherRows:
-    """A read-only Cypher result: column names and rows of JSON values (:func:`json_value`)."""
+    """A read-only Cypher result: column names and rows of the store's values (graph values as
+    :class:`~hybridkg.structural.base.GraphNode`, ``GraphRelationship``, ``GraphPath``)."""
 
     columns: tuple[str, ...]
     rows: list[list[Any]]
 
+    def json_rows(self) -> list[list[Any]]:
+        return [[json_value(v) for v in row] for row in self.rows]
+
     def to_json(self) -> dict[str, Any]:
-        return {"columns": list(self.columns), "rows": self.rows}
+        return {"columns": list(self.columns), "rows": self.json_rows()}
 
     def batches(self, size: int) -> Iterator[list[list[Any]]]:
         for i in range(0, len(self.rows), max(size, 1)):
@@ -227,7 +237,7 @@ def run_cypher(
     if max_rows is not None and len(raw.rows) > max_rows:
         raise ResultTooLarge(f"the result has more than {max_rows} rows (server.max_result_rows); add a LIMIT or "
                              "narrow the query")
-    return CypherRows(raw.columns, [[json_value(v) for v in row] for row in raw.rows])
+    return CypherRows(raw.columns, raw.rows)
 
 
 def read_only(graph: GraphStore, query: str, params: Mapping[str, Any] | None = None, *,

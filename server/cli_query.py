@@ -60,7 +60,7 @@ def _scope(settings: Settings, domain: str | None) -> Any:
     from hybridkg.bridge.policy import scope_of
     from hybridkg.semantic.domains import DomainPolicy
 
-    return scope_of(DomainPolicy.load(settings.domains.policy), domain=domain)
+    return scope_of(DomainPolicy.load(settings.domains.policy), settings.bridge, domain)
 
 
 def _parse(query: str, to: Language) -> None:
@@ -111,7 +111,7 @@ def cmd_cypher(args: argparse.Namespace, settings: Settings) -> int:
         rows = run_cypher(graph, query, params)
     finally:
         graph.close()
-    write_rows(rows.columns, rows.rows)
+    write_rows(rows.columns, rows.json_rows())
     return 0
 
 

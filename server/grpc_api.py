@@ -30,13 +30,14 @@ from google.rpc import error_details_pb2, status_pb2
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
+from hybridkg.bridge.queries import Language, Translation, check_read_only, names_of_sync, run_cypher, translate
 from hybridkg.errors import HybridKGError, InputTooLarge, InvalidInput, ParseError, ShapeViolation
 from hybridkg.proto.hybridkg.v1 import knowledge_pb2 as pb
 from hybridkg.proto.hybridkg.v1 import knowledge_pb2_grpc as pb_grpc
 from hybridkg.proto.hybridkg.v1 import rdf_pb2
 from hybridkg.proto.wire import SparqlEncoder, varint
 from hybridkg.server import grpc_convert as convert
-from hybridkg.server.auth import check_bind
+from hybridkg.server.auth import Caller, check_bind
 from hybridkg.server.logs import REQUEST_ID, new_request_id
 from hybridkg.server.runtime import CancelToken, QueryCursor, QuerySpec, Runtime, row_too_large
 from hybridkg.server.settings import Role, parse_hostport
@@ -61,6 +62,11 @@ class _Call:
     request_id: str
     caller: str = "-"
     route: str = "-"
+    who: Caller | None = None  # the authenticated caller, for checks that depend on the request
+
+    def require(self, role: Role, what: str) -> None:
+        assert self.who is not None
+        self.who.require(role, what)
 
 
 def _metadata(context: grpc.aio.ServicerContext, key: str) -> str | None:
@@ -110,7 +116,7 @@ def _rpc(role: Role, what: str, *, streaming: bool = False) -> Callable[[Any], A
 
         def authorize(self: KnowledgeServicer, call: _Call, context: grpc.aio.ServicerContext) -> None:
             caller = self.runtime.auth.caller(_metadata(context, "authorization"))
-            call.caller = caller.name
+            call.caller, call.who = caller.name, caller
             caller.require(role, what)
 
         def finish(self: KnowledgeServicer, call: _Call, start: float, code: grpc.StatusCode) -> None:
@@ -320,6 +326,74 @@ class KnowledgeServicer(pb_grpc.KnowledgeServiceServicer):
                     call: _Call) -> pb.StatsResponse:
         token = self._token(context)
         return convert.stats_response(await self._work(token, self.runtime.stats, token=token))
+
+    # ------------------------------------------------------------------------------------ the bridge
+    @_rpc(Role.READER, "Cypher", streaming=True)
+    async def Cypher(self, request: pb.CypherRequest, context: grpc.aio.ServicerContext,
+                     call: _Call) -> AsyncIterator[pb.CypherResponse]:
+        # read-only Cypher on a bridge graph: the whole store's needs admin, a domain's the reader role (as its
+        # triples through Sparql); all rows are read on a worker (FalkorDB answers whole), then sent in batches
+        domain = request.domain or None
+        _require_bridge_role(call, domain, "Cypher")
+        token = self._token(context)
+        params = convert.cypher_params(request.params)
+        cfg = self.runtime.settings.server
+        messages = await self._work(token, _cypher_messages, self.runtime, request.query, params, domain, token,
+                                    rows=cfg.batch_rows, max_bytes=cfg.max_message_bytes)
+        for message in messages:
+            yield message
+
+    @_rpc(Role.READER, "Translate")
+    async def Translate(self, request: pb.TranslateRequest, context: grpc.aio.ServicerContext,
+                        call: _Call) -> pb.TranslateResponse:
+        domain = request.domain or None
+        _require_bridge_role(call, domain, "Translate")
+        if request.to == pb.QUERY_LANGUAGE_UNSPECIFIED:
+            raise InvalidInput("Translate needs `to`: QUERY_LANGUAGE_CYPHER (the query is SPARQL) or "
+                               "QUERY_LANGUAGE_SPARQL (the query is Cypher)")
+        to = Language.CYPHER if request.to == pb.QUERY_LANGUAGE_CYPHER else Language.SPARQL
+        params = convert.cypher_params(request.params)
+        token = self._token(context)
+        result = await self._work(token, _translate, self.runtime, request.query, to, domain, params, token)
+        return convert.translate_response(result)
+
+
+def _require_bridge_role(call: _Call, domain: str | None, what: str) -> None:
+    if domain is None:
+        call.require(Role.ADMIN, f"{what} on the whole store's bridge graph (no domain)")
+
+
+def _translate(runtime: Runtime, query: str, to: Language, domain: str | None, params: dict[str, Any],
+               token: CancelToken) -> Translation:
+    if not query.strip():
+        raise InvalidInput("the query is empty")
+    token.check()
+    return translate(query, to, names_of_sync(runtime.bridge(domain)), params)
+
+
+def _cypher_messages(runtime: Runtime, query: str, params: dict[str, Any], domain: str | None, token: CancelToken,
+                     *, rows: int, max_bytes: int) -> list[pb.CypherResponse]:
+    """The Cypher stream's messages: the columns with the first batch, then batches of up to ``rows`` rows, each
+    message under ``max_bytes``."""
+    check_read_only(query)  # before anything is opened
+    token.check()
+    graph = runtime.bridge(domain).graph
+    result = run_cypher(graph, query, params, max_rows=runtime.settings.server.max_result_rows,
+                        timeout_s=token.remaining)
+    out = [pb.CypherResponse(columns=list(result.columns))]
+    size = out[0].ByteSize()
+    for row in result.rows:
+        token.check()
+        item = pb.CypherRow(values=[convert.cypher_value(v) for v in row])
+        n = item.ByteSize() + _HEADROOM
+        if n > max_bytes:
+            raise row_too_large(n, max_bytes)
+        if len(out[-1].rows) >= rows or size + n > max_bytes:
+            out.append(pb.CypherResponse())
+            size = 0
+        out[-1].rows.append(item)
+        size += n
+    return out
 
 
 #: Room left in a message for framing beside its rows.

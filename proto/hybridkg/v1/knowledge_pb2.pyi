@@ -20,12 +20,21 @@ class QueryKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     QUERY_KIND_SELECT: _ClassVar[QueryKind]
     QUERY_KIND_ASK: _ClassVar[QueryKind]
     QUERY_KIND_GRAPH: _ClassVar[QueryKind]
+
+class QueryLanguage(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    QUERY_LANGUAGE_UNSPECIFIED: _ClassVar[QueryLanguage]
+    QUERY_LANGUAGE_CYPHER: _ClassVar[QueryLanguage]
+    QUERY_LANGUAGE_SPARQL: _ClassVar[QueryLanguage]
 RESULT_ENCODING_ROWS: ResultEncoding
 RESULT_ENCODING_TEXT: ResultEncoding
 QUERY_KIND_UNSPECIFIED: QueryKind
 QUERY_KIND_SELECT: QueryKind
 QUERY_KIND_ASK: QueryKind
 QUERY_KIND_GRAPH: QueryKind
+QUERY_LANGUAGE_UNSPECIFIED: QueryLanguage
+QUERY_LANGUAGE_CYPHER: QueryLanguage
+QUERY_LANGUAGE_SPARQL: QueryLanguage
 
 class IngestRequest(_message.Message):
     __slots__ = ("metadata", "chunk")
@@ -367,3 +376,163 @@ class StatsResponse(_message.Message):
     reasoner: str
     validator: str
     def __init__(self, sizes: _Optional[_Mapping[str, int]] = ..., domains: _Optional[_Mapping[str, str]] = ..., reasoner: _Optional[str] = ..., validator: _Optional[str] = ...) -> None: ...
+
+class CypherRequest(_message.Message):
+    __slots__ = ("query", "domain", "params")
+    class ParamsEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: CypherValue
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[_Union[CypherValue, _Mapping]] = ...) -> None: ...
+    QUERY_FIELD_NUMBER: _ClassVar[int]
+    DOMAIN_FIELD_NUMBER: _ClassVar[int]
+    PARAMS_FIELD_NUMBER: _ClassVar[int]
+    query: str
+    domain: str
+    params: _containers.MessageMap[str, CypherValue]
+    def __init__(self, query: _Optional[str] = ..., domain: _Optional[str] = ..., params: _Optional[_Mapping[str, CypherValue]] = ...) -> None: ...
+
+class CypherResponse(_message.Message):
+    __slots__ = ("columns", "rows")
+    COLUMNS_FIELD_NUMBER: _ClassVar[int]
+    ROWS_FIELD_NUMBER: _ClassVar[int]
+    columns: _containers.RepeatedScalarFieldContainer[str]
+    rows: _containers.RepeatedCompositeFieldContainer[CypherRow]
+    def __init__(self, columns: _Optional[_Iterable[str]] = ..., rows: _Optional[_Iterable[_Union[CypherRow, _Mapping]]] = ...) -> None: ...
+
+class CypherRow(_message.Message):
+    __slots__ = ("values",)
+    VALUES_FIELD_NUMBER: _ClassVar[int]
+    values: _containers.RepeatedCompositeFieldContainer[CypherValue]
+    def __init__(self, values: _Optional[_Iterable[_Union[CypherValue, _Mapping]]] = ...) -> None: ...
+
+class CypherValue(_message.Message):
+    __slots__ = ("boolean", "integer", "float", "string", "list", "map", "node", "relationship", "path")
+    BOOLEAN_FIELD_NUMBER: _ClassVar[int]
+    INTEGER_FIELD_NUMBER: _ClassVar[int]
+    FLOAT_FIELD_NUMBER: _ClassVar[int]
+    STRING_FIELD_NUMBER: _ClassVar[int]
+    LIST_FIELD_NUMBER: _ClassVar[int]
+    MAP_FIELD_NUMBER: _ClassVar[int]
+    NODE_FIELD_NUMBER: _ClassVar[int]
+    RELATIONSHIP_FIELD_NUMBER: _ClassVar[int]
+    PATH_FIELD_NUMBER: _ClassVar[int]
+    boolean: bool
+    integer: int
+    float: float
+    string: str
+    list: CypherList
+    map: CypherMap
+    node: CypherNode
+    relationship: CypherRelationship
+    path: CypherPath
+    def __init__(self, boolean: _Optional[bool] = ..., integer: _Optional[int] = ..., float: _Optional[float] = ..., string: _Optional[str] = ..., list: _Optional[_Union[CypherList, _Mapping]] = ..., map: _Optional[_Union[CypherMap, _Mapping]] = ..., node: _Optional[_Union[CypherNode, _Mapping]] = ..., relationship: _Optional[_Union[CypherRelationship, _Mapping]] = ..., path: _Optional[_Union[CypherPath, _Mapping]] = ...) -> None: ...
+
+class CypherList(_message.Message):
+    __slots__ = ("values",)
+    VALUES_FIELD_NUMBER: _ClassVar[int]
+    values: _containers.RepeatedCompositeFieldContainer[CypherValue]
+    def __init__(self, values: _Optional[_Iterable[_Union[CypherValue, _Mapping]]] = ...) -> None: ...
+
+class CypherMap(_message.Message):
+    __slots__ = ("entries",)
+    class EntriesEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: CypherValue
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[_Union[CypherValue, _Mapping]] = ...) -> None: ...
+    ENTRIES_FIELD_NUMBER: _ClassVar[int]
+    entries: _containers.MessageMap[str, CypherValue]
+    def __init__(self, entries: _Optional[_Mapping[str, CypherValue]] = ...) -> None: ...
+
+class CypherNode(_message.Message):
+    __slots__ = ("id", "labels", "properties")
+    class PropertiesEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: CypherValue
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[_Union[CypherValue, _Mapping]] = ...) -> None: ...
+    ID_FIELD_NUMBER: _ClassVar[int]
+    LABELS_FIELD_NUMBER: _ClassVar[int]
+    PROPERTIES_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    labels: _containers.RepeatedScalarFieldContainer[str]
+    properties: _containers.MessageMap[str, CypherValue]
+    def __init__(self, id: _Optional[str] = ..., labels: _Optional[_Iterable[str]] = ..., properties: _Optional[_Mapping[str, CypherValue]] = ...) -> None: ...
+
+class CypherRelationship(_message.Message):
+    __slots__ = ("id", "type", "start", "end", "properties")
+    class PropertiesEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: CypherValue
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[_Union[CypherValue, _Mapping]] = ...) -> None: ...
+    ID_FIELD_NUMBER: _ClassVar[int]
+    TYPE_FIELD_NUMBER: _ClassVar[int]
+    START_FIELD_NUMBER: _ClassVar[int]
+    END_FIELD_NUMBER: _ClassVar[int]
+    PROPERTIES_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    type: str
+    start: str
+    end: str
+    properties: _containers.MessageMap[str, CypherValue]
+    def __init__(self, id: _Optional[str] = ..., type: _Optional[str] = ..., start: _Optional[str] = ..., end: _Optional[str] = ..., properties: _Optional[_Mapping[str, CypherValue]] = ...) -> None: ...
+
+class CypherPath(_message.Message):
+    __slots__ = ("nodes", "relationships")
+    NODES_FIELD_NUMBER: _ClassVar[int]
+    RELATIONSHIPS_FIELD_NUMBER: _ClassVar[int]
+    nodes: _containers.RepeatedCompositeFieldContainer[CypherNode]
+    relationships: _containers.RepeatedCompositeFieldContainer[CypherRelationship]
+    def __init__(self, nodes: _Optional[_Iterable[_Union[CypherNode, _Mapping]]] = ..., relationships: _Optional[_Iterable[_Union[CypherRelationship, _Mapping]]] = ...) -> None: ...
+
+class TranslateRequest(_message.Message):
+    __slots__ = ("query", "to", "domain", "params")
+    class ParamsEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: CypherValue
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[_Union[CypherValue, _Mapping]] = ...) -> None: ...
+    QUERY_FIELD_NUMBER: _ClassVar[int]
+    TO_FIELD_NUMBER: _ClassVar[int]
+    DOMAIN_FIELD_NUMBER: _ClassVar[int]
+    PARAMS_FIELD_NUMBER: _ClassVar[int]
+    query: str
+    to: QueryLanguage
+    domain: str
+    params: _containers.MessageMap[str, CypherValue]
+    def __init__(self, query: _Optional[str] = ..., to: _Optional[_Union[QueryLanguage, str]] = ..., domain: _Optional[str] = ..., params: _Optional[_Mapping[str, CypherValue]] = ...) -> None: ...
+
+class TranslateResponse(_message.Message):
+    __slots__ = ("query", "language", "params", "columns", "kind", "guards")
+    class ParamsEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: CypherValue
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[_Union[CypherValue, _Mapping]] = ...) -> None: ...
+    QUERY_FIELD_NUMBER: _ClassVar[int]
+    LANGUAGE_FIELD_NUMBER: _ClassVar[int]
+    PARAMS_FIELD_NUMBER: _ClassVar[int]
+    COLUMNS_FIELD_NUMBER: _ClassVar[int]
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    GUARDS_FIELD_NUMBER: _ClassVar[int]
+    query: str
+    language: QueryLanguage
+    params: _containers.MessageMap[str, CypherValue]
+    columns: _containers.RepeatedScalarFieldContainer[str]
+    kind: str
+    guards: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, query: _Optional[str] = ..., language: _Optional[_Union[QueryLanguage, str]] = ..., params: _Optional[_Mapping[str, CypherValue]] = ..., columns: _Optional[_Iterable[str]] = ..., kind: _Optional[str] = ..., guards: _Optional[_Iterable[str]] = ...) -> None: ...

@@ -79,6 +79,16 @@ class KnowledgeServiceStub:
                 request_serializer=hybridkg_dot_v1_dot_knowledge__pb2.StatsRequest.SerializeToString,
                 response_deserializer=hybridkg_dot_v1_dot_knowledge__pb2.StatsResponse.FromString,
                 _registered_method=True)
+        self.Cypher = channel.unary_stream(
+                '/hybridkg.v1.KnowledgeService/Cypher',
+                request_serializer=hybridkg_dot_v1_dot_knowledge__pb2.CypherRequest.SerializeToString,
+                response_deserializer=hybridkg_dot_v1_dot_knowledge__pb2.CypherResponse.FromString,
+                _registered_method=True)
+        self.Translate = channel.unary_unary(
+                '/hybridkg.v1.KnowledgeService/Translate',
+                request_serializer=hybridkg_dot_v1_dot_knowledge__pb2.TranslateRequest.SerializeToString,
+                response_deserializer=hybridkg_dot_v1_dot_knowledge__pb2.TranslateResponse.FromString,
+                _registered_method=True)
 
 
 class KnowledgeServiceServicer:
@@ -151,6 +161,23 @@ class KnowledgeServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def Cypher(self, request, context):
+        """Read-only Cypher on the bridge's property graph (the RDF store mapped to a property graph, kept in sync):
+        the whole store's graph (admin role) or a domain's (reader role). The first message carries the columns;
+        rows follow in batches. Writes are refused (UNIMPLEMENTED); server.max_result_rows applies.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def Translate(self, request, context):
+        """SPARQL -> Cypher or Cypher -> SPARQL over a bridge graph's names (same roles as Cypher). A refused
+        translation is UNIMPLEMENTED naming the construct; a syntax error INVALID_ARGUMENT with line and column.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_KnowledgeServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -198,6 +225,16 @@ def add_KnowledgeServiceServicer_to_server(servicer, server):
                     servicer.Stats,
                     request_deserializer=hybridkg_dot_v1_dot_knowledge__pb2.StatsRequest.FromString,
                     response_serializer=hybridkg_dot_v1_dot_knowledge__pb2.StatsResponse.SerializeToString,
+            ),
+            'Cypher': grpc.unary_stream_rpc_method_handler(
+                    servicer.Cypher,
+                    request_deserializer=hybridkg_dot_v1_dot_knowledge__pb2.CypherRequest.FromString,
+                    response_serializer=hybridkg_dot_v1_dot_knowledge__pb2.CypherResponse.SerializeToString,
+            ),
+            'Translate': grpc.unary_unary_rpc_method_handler(
+                    servicer.Translate,
+                    request_deserializer=hybridkg_dot_v1_dot_knowledge__pb2.TranslateRequest.FromString,
+                    response_serializer=hybridkg_dot_v1_dot_knowledge__pb2.TranslateResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -443,6 +480,60 @@ class KnowledgeService:
             '/hybridkg.v1.KnowledgeService/Stats',
             hybridkg_dot_v1_dot_knowledge__pb2.StatsRequest.SerializeToString,
             hybridkg_dot_v1_dot_knowledge__pb2.StatsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Cypher(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_stream(
+            request,
+            target,
+            '/hybridkg.v1.KnowledgeService/Cypher',
+            hybridkg_dot_v1_dot_knowledge__pb2.CypherRequest.SerializeToString,
+            hybridkg_dot_v1_dot_knowledge__pb2.CypherResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Translate(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/hybridkg.v1.KnowledgeService/Translate',
+            hybridkg_dot_v1_dot_knowledge__pb2.TranslateRequest.SerializeToString,
+            hybridkg_dot_v1_dot_knowledge__pb2.TranslateResponse.FromString,
             options,
             channel_credentials,
             insecure,
