@@ -10,7 +10,9 @@ Endpoints:
   ntriples|jsonld|rdfxml`` overrides it): SPARQL JSON, XML, CSV, TSV for SELECT/ASK; Turtle, N-Triples,
   JSON-LD, RDF/XML for CONSTRUCT/DESCRIBE; 406 when none fits. Results stream batch by batch; errors found
   before the first byte (syntax, unknown graph, the row cap in the first batch) get their status, a later
-  one (deadline, row cap) cuts the body short. Reader role.
+  one (deadline, row cap) cuts the body short. ``engine=cypher`` answers the query by running its Cypher
+  translation on the bridge's property graph of the whole store (issue 11 §5; same result formats, terms read
+  back through the mapping): a query without an exact translation is a 400 naming the construct. Reader role.
 - ``POST /update``: ``update=`` (form) or an ``application/sparql-update`` body, through the SHACL gate of
   strict domains (422 with the report as JSON). 200 with a JSON summary of the change. Writer role.
 - ``/rdf-graphs``: the Graph Store protocol (see :mod:`hybridkg.server.http_gsp`).
@@ -54,7 +56,7 @@ from hybridkg.server.http_middleware import (
     media_type,
     read_body,
 )
-from hybridkg.server.http_query import QuerySpec, start_query
+from hybridkg.server.http_query import QuerySpec, start_cypher_query, start_query
 from hybridkg.server.runtime import Runtime
 from hybridkg.server.settings import Role, parse_hostport
 from hybridkg.server.sparql_results import FORMATS, negotiate, offered_types
@@ -64,6 +66,9 @@ STATIC = Path(__file__).resolve().parent / "static"
 #: The page's policy: scripts, styles, images and requests from this origin only.
 CSP = ("default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; "
        "font-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'")
+
+#: ``engine=`` of /sparql: the RDF store (default), or the query's Cypher translation on the bridge's graph.
+ENGINES = ("sparql", "cypher")
 
 #: How long /health and /metrics may spend counting the stores.
 SIZES_TIMEOUT_S = 30.0
@@ -145,10 +150,20 @@ async def _sparql(runtime: Runtime, request: Request) -> Response:
     inference = params.flag("infer", True)
     default_graphs = _iris(params.all("default-graph-uri"), "default-graph-uri")
     named_graphs = _iris(params.all("named-graph-uri"), "named-graph-uri")
+    engine = (params.one("engine") or "sparql").strip().lower()
+    if engine not in ENGINES:
+        raise InvalidInput(f"unknown engine {engine!r}: expected {' or '.join(ENGINES)}")
     token = runtime.token(None)
     formats = {kind: negotiate(kind, request.headers.get("accept"), params.all("format")) for kind in FORMATS}
-    spec = QuerySpec(query, inference, default_graphs, named_graphs)
-    started = await start_query(runtime, spec, formats, token)
+    if engine == "cypher":
+        if default_graphs or named_graphs or not inference:
+            raise InvalidInput("engine=cypher answers over the bridge's property graph (the whole store, asserted + "
+                               "inferred, as `bridge sync` exposes it): drop default-graph-uri, named-graph-uri and "
+                               "infer=false, or use the default engine")
+        started = await start_cypher_query(runtime, query, formats, token)
+    else:
+        started = await start_query(runtime, QuerySpec(query, inference, default_graphs, named_graphs), formats,
+                                    token)
     if started.format is None or started.pieces is None:
         what = {"select": "SELECT", "ask": "ASK", "graph": "CONSTRUCT/DESCRIBE"}[started.kind]
         return Response(

@@ -98,4 +98,72 @@ async def start_query(runtime: Runtime, spec: QuerySpec, formats: dict[str, Resu
     return Started(head.kind, head.format, pieces())
 
 
-__all__ = ["QuerySpec", "Started", "start_query"]
+# --------------------------------------------------------------------------- engine=cypher
+
+
+def _cypher_result(runtime: Runtime, query: str, formats: dict[str, ResultFormat | None], rows: int,
+                   token: CancelToken) -> tuple[_Head, list[bytes]]:
+    """On a worker: translate the SPARQL query into Cypher over the whole store's bridge graph, run it, map the rows
+    back to terms (``CypherQuery.terms``) and serialise them as the SPARQL path would (same writers, row cap)."""
+    from hybridkg.bridge.queries import Language, names_of_sync, read_only, translate
+    from hybridkg.bridge.sparql_to_cypher import RUNTIME_REFUSAL, Kind
+    from hybridkg.errors import InvalidInput, InvalidQuery, Unsupported
+    from hybridkg.semantic.base import QueryStream
+
+    if not query.strip():
+        raise InvalidInput("the query is empty")
+    token.check()
+    sync = runtime.bridge(None)
+    names = names_of_sync(sync)
+    try:
+        translation = translate(query, Language.CYPHER, names)
+    except Unsupported as e:
+        raise InvalidInput(f"engine=cypher: the query has no exact Cypher translation: {e}") from e
+    cq = translation.cypher
+    assert cq is not None
+    try:
+        result = read_only(sync.graph, cq.text, cq.params, timeout_s=token.remaining)
+    except InvalidQuery as e:
+        if RUNTIME_REFUSAL not in str(e):
+            raise
+        raise InvalidInput(
+            "engine=cypher: the data holds a literal the translation cannot evaluate exactly (a typed or "
+            "language-tagged literal in an expression, an ordering key or an aggregate); use the default engine"
+        ) from e
+    mapping = names.mapping
+    records = [dict(zip(result.columns, row, strict=True)) for row in result.rows]
+    stream: QueryStream
+    if cq.kind is Kind.ASK:
+        stream = QueryStream("ask", (), bool(records))
+    elif cq.kind is Kind.CONSTRUCT:
+        stream = QueryStream("graph", (), None, iter(dict.fromkeys(cq.triples(records, mapping))))
+    else:
+        stream = QueryStream("select", cq.columns, None, iter([cq.terms(r, mapping) for r in records]))
+    cursor = QueryCursor(stream, token, runtime.settings.server.max_result_rows)
+    pieces: list[_Head | bytes] = []
+    _serialise(cursor, pieces.append, formats, rows)
+    head = pieces[0]
+    assert isinstance(head, _Head)
+    return head, [p for p in pieces[1:] if isinstance(p, bytes) and p]
+
+
+async def start_cypher_query(runtime: Runtime, query: str, formats: dict[str, ResultFormat | None],
+                             token: CancelToken) -> Started:
+    """A SPARQL query answered by its Cypher translation on the bridge's graph (``engine=cypher``). FalkorDB
+    answers whole, so the result is read and serialised on a worker before the response starts; every error
+    (a refused translation: InvalidInput naming the construct) gets its status."""
+    rows = max(runtime.settings.server.batch_rows, 1)
+    head, rest = await runtime.call(functools.partial(_cypher_result, runtime, query, formats, rows, token),
+                                    token=token)
+    if head.format is None:
+        return Started(head.kind, None, None)
+
+    async def pieces() -> AsyncIterator[bytes]:
+        yield head.piece
+        for piece in rest:
+            yield piece
+
+    return Started(head.kind, head.format, pieces())
+
+
+__all__ = ["QuerySpec", "Started", "start_cypher_query", "start_query"]
