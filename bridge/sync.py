@@ -154,6 +154,9 @@ class BridgeSync:
         self._registry: NameRegistry | None = None
         self._indexed = False
         self._lock = threading.RLock()
+        self._hold = threading.Lock()  # guards _held
+        self._held: list[ChangeSet] | None = None  # changes that came while a full sync ran, applied after it
+        self._synced = False
 
     # ------------------------------------------------------------------------------------------ entry points
 
@@ -168,6 +171,12 @@ class BridgeSync:
                 self.graph.close()
 
     def __call__(self, change: ChangeSet) -> None:
+        """The listener: apply ``change`` now, or after the full sync that is running (the committing writer does
+        not wait for a full sync; the change is applied, recomputed from the store, when it ends)."""
+        with self._hold:
+            if self._held is not None:
+                self._held.append(change)
+                return
         self.apply(change)
 
     def apply(self, change: ChangeSet) -> SyncReport:
@@ -188,7 +197,29 @@ class BridgeSync:
         """Bring the whole graph in line with the store (idempotent): diff per subject, recompute those that
         differ, delete empty nodes. ``progress`` is called with the number of subjects done after each batch."""
         with self._lock:
-            return self._sync(progress)
+            with self._hold:
+                self._held = []
+            try:
+                report = self._sync(progress)
+                self._synced = True
+            finally:
+                held = self._release()
+            for change in held:
+                report.add(self.apply(change))
+            return report
+
+    def catch_up(self, progress: Callable[[int], None] | None = None) -> SyncReport | None:
+        """:meth:`sync` once in this object's life: the first caller runs it (a failed one is run again by the next
+        caller), later callers wait for it and get ``None``."""
+        with self._lock:
+            return None if self._synced else self.sync(progress)
+
+    def _release(self) -> list[ChangeSet]:
+        """Stop holding changes back; the ones held so far (the caller still holds the lock, so changes arriving
+        now wait for it and come after these)."""
+        with self._hold:
+            held, self._held = self._held or [], None
+        return held
 
     def _sync(self, progress: Callable[[int], None] | None) -> SyncReport:
         start = time.perf_counter()

@@ -26,7 +26,14 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from pyoxigraph import Triple
 
-from hybridkg.errors import Cancelled, DeadlineExceeded, InvalidInput, NotFound, ResultTooLarge
+from hybridkg.errors import (
+    BackendUnavailable,
+    Cancelled,
+    DeadlineExceeded,
+    InvalidInput,
+    NotFound,
+    ResultTooLarge,
+)
 from hybridkg.semantic.base import INFERRED_GRAPH, QueryStream, Term, ValidationReport
 from hybridkg.semantic.kb import KnowledgeBase
 from hybridkg.semantic.ntriples import parse_triple
@@ -41,6 +48,9 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
+
+#: How long closing waits for a running bridge start-up sync to stop (it stops at its next batch of subjects).
+BRIDGE_STOP_S = 60.0
 
 #: Formats that go to the structural layer as text documents rather than to the RDF store.
 DOCUMENT_FORMATS = {"text": "text", "txt": "text", "markdown": "markdown", "md": "markdown", "html": "html",
@@ -396,6 +406,8 @@ class Runtime:
         self._sizes: tuple[float, dict[str, int]] | None = None
         self._bridge_lock = threading.Lock()
         self._bridges: dict[str | None, BridgeSync] = {}
+        self._unsubscribe: list[Callable[[], None]] = []
+        self._bridge_thread: threading.Thread | None = None
         self._closed = False
 
     # ------------------------------------------------------------------ lifecycle
@@ -406,8 +418,15 @@ class Runtime:
                 from hybridkg.server.app import open_structural
 
                 fuzzy = [name for name, d in self.kb.policy.domains.items()]
-                self._structural = open_structural(self.settings, self.kb, fuzzy)
+                self._structural = open_structural(
+                    self.settings, self.kb, fuzzy, bridge=self._vocabulary_bridge if self.bridge_usable else None
+                )
             return self._structural
+
+    def _vocabulary_bridge(self, structural: StructuralKB, domain: str) -> BridgeSync:
+        sync = self._bridge_on(structural, domain)
+        sync.catch_up(self._stop_check)
+        return sync
 
     @property
     def structural_open(self) -> bool:
@@ -418,7 +437,9 @@ class Runtime:
 
         One :class:`~hybridkg.bridge.sync.BridgeSync` per scope, made on first use and kept until :meth:`close`;
         it is safe to share between threads (its writes run one at a time, its registry is replaced, never
-        changed in place). Its ``.graph`` is the scope's property graph, ``<bridge.graph_name>`` or
+        changed in place). It follows every committed write and retraction of the knowledge base, and it has been
+        brought in line with the store once (the first call waits for that, or for the start-up sync of
+        :meth:`start_bridge` under way). Its ``.graph`` is the scope's property graph, ``<bridge.graph_name>`` or
         ``<bridge.graph_name>_<domain>`` (``hybridkg_bridge``, ``hybridkg_bridge_crm``), on the structural layer's
         FalkorDB server (the structural layer is opened if it is not yet); ``.registry`` its stored names
         (``RdfMapping(sync.registry)`` is the mapping the translators take; read it again after writes, as new
@@ -426,16 +447,20 @@ class Runtime:
 
         Raises NotFound for a domain the policy file lacks (naming it), Unsupported when ``bridge.enabled`` is
         false or the structural layer's graph store is not FalkorDB (``structural.graph.backend``)."""
-        from hybridkg.bridge.graphs import graph_beside
-        from hybridkg.bridge.policy import scope_of
-        from hybridkg.bridge.sync import BridgeSync
+        with self._bridge_lock:
+            sync = self._bridges.get(domain)
+        if sync is None:
+            self._check_bridge()
+            if domain is not None:
+                self.kb.policy.get(domain)  # NotFound naming it, before the structural layer is opened
+            sync = self._bridge_on(self.structural(), domain)
+        sync.catch_up(self._stop_check)
+        return sync
+
+    def _check_bridge(self) -> None:
         from hybridkg.errors import Unsupported
         from hybridkg.structural.settings import GraphBackend
 
-        with self._bridge_lock:
-            cached = self._bridges.get(domain)
-        if cached is not None:
-            return cached
         if not self.settings.bridge.enabled:
             raise Unsupported("the bridge is off (bridge.enabled is false in the settings); turn it on to use the "
                               "bridge's property graph")
@@ -443,18 +468,75 @@ class Runtime:
         if backend is not GraphBackend.FALKORDB:
             raise Unsupported(f"the bridge's property graph needs the structural layer's FalkorDB, but "
                               f"structural.graph.backend is {backend.value}: set it to falkordb (the default)")
-        scope = scope_of(self.kb.policy, self.settings.bridge, domain)  # NotFound for an unknown domain
-        structural = self.structural()  # before the bridge lock: structural() may take it (lock order)
+
+    @property
+    def bridge_usable(self) -> bool:
+        """Whether the settings ask for the bridge and its graph store can hold it."""
+        from hybridkg.errors import Unsupported
+
+        try:
+            self._check_bridge()
+        except Unsupported:
+            return False
+        return True
+
+    def _bridge_on(self, structural: StructuralKB, domain: str | None) -> BridgeSync:
+        """The scope's sync on ``structural``'s graph server, made and attached to the knowledge base once (the
+        caller brings it in line). Called by :meth:`structural` while it opens the layer, so it must not call it."""
+        from hybridkg.bridge.graphs import graph_beside
+        from hybridkg.bridge.policy import scope_of
+        from hybridkg.bridge.sync import BridgeSync
+
         with self._bridge_lock:
             sync = self._bridges.get(domain)
             if sync is None:
                 if self._closed:
-                    from hybridkg.errors import BackendUnavailable
-
                     raise BackendUnavailable("the service is shutting down")
+                scope = scope_of(self.kb.policy, self.settings.bridge, domain)  # NotFound for an unknown domain
                 sync = BridgeSync(self.kb.store, graph_beside(structural.graph, scope.graph_name), scope)
+                self._unsubscribe.append(sync.attach(self.kb))
                 self._bridges[domain] = sync
             return sync
+
+    def _stop_check(self, _done: int) -> None:
+        """Progress callback of the bridge's full syncs: stops one when the runtime closes."""
+        if self._closed:
+            raise Cancelled("the service is shutting down; the bridge sync stopped (the next start repeats it)")
+
+    def start_bridge(self) -> threading.Thread | None:
+        """Bring every bridge scope (each domain's graph, then the whole store's) in line with the store on a
+        thread of its own, following the knowledge base's changes from then on; returns the thread, or None (logged)
+        when the bridge is off. The service calls it at start-up: writes made meanwhile, and by CLI commands while
+        no service ran, are caught up by these syncs; a scope's first :meth:`bridge` call waits for its sync."""
+        if not self.settings.bridge.enabled:
+            log.info("bridge: off (bridge.enabled is false); its property graphs are not kept")
+            return None
+        if not self.bridge_usable:
+            log.info("bridge: off, structural.graph.backend %s cannot hold its property graphs",
+                     self.settings.structural.graph.backend.value)
+            return None
+        thread = threading.Thread(target=self._sync_bridges, name="hybridkg-bridge-sync", daemon=True)
+        self._bridge_thread = thread
+        thread.start()
+        return thread
+
+    def _sync_bridges(self) -> None:
+        for domain in [*self.kb.policy.domains, None]:
+            if self._closed:
+                return
+            name = domain or "whole store"
+            try:
+                start = time.perf_counter()
+                sync = self._bridge_on(self.structural(), domain)
+                report = sync.catch_up(self._stop_check)
+                if report is not None:
+                    log.info("bridge: %s in line in graph %s: %d triples, %d subjects changed (%.1f s)", name,
+                             sync.scope.graph_name, report.triples, report.changed, time.perf_counter() - start)
+            except Cancelled:
+                return
+            except Exception:
+                log.exception("bridge: the start-up sync of %s failed; its property graph may be behind the store "
+                              "until the next start (or `hybridkg bridge sync` with the service stopped)", name)
 
     def close(self) -> None:
         if self._closed:
@@ -463,8 +545,13 @@ class Runtime:
         self.executor.shutdown(wait=True, cancel_futures=True)
         if self._ask is not None:
             self._ask.close()
+        if self._bridge_thread is not None:
+            self._bridge_thread.join(BRIDGE_STOP_S)  # it stops at its next batch
         with self._bridge_lock:
             bridges, self._bridges = list(self._bridges.values()), {}
+            unsubscribe, self._unsubscribe = self._unsubscribe, []
+        for stop in unsubscribe:
+            stop()
         for sync in bridges:
             sync.close()
         try:

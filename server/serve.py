@@ -2,9 +2,12 @@
 :class:`~hybridkg.server.runtime.Runtime` (stores, worker pool, keys, metrics).
 
 Start-up prints ``grpc: HOST:PORT`` and ``http: http://HOST:PORT`` on their own lines once both listeners
-accept connections (port 0: the port the OS chose). SIGINT/SIGTERM stop it cleanly: the listeners stop
-taking calls, in-flight requests get ``server.grace_s`` to finish, then the stores are closed and managed
-servers (FalkorDB) stopped.
+accept connections (port 0: the port the OS chose). Then, on a thread of its own, the bridge's property graphs (each
+domain's and the whole store's; ``bridge:`` settings) are brought in line with the RDF store and follow every
+committed write and retraction from then on (:meth:`~hybridkg.server.runtime.Runtime.start_bridge`): the listeners
+answer meanwhile, and this catches up what CLI commands wrote while no service ran. SIGINT/SIGTERM stop it cleanly:
+the listeners stop taking calls, in-flight requests get ``server.grace_s`` to finish, then the stores are closed
+and managed servers (FalkorDB) stopped.
 """
 
 from __future__ import annotations
@@ -47,8 +50,9 @@ def _display_host(host: str) -> str:
 class Service:
     """Both listeners over one runtime, on the running event loop."""
 
-    def __init__(self, runtime: Runtime) -> None:
+    def __init__(self, runtime: Runtime, *, bridge: bool = False) -> None:
         self.runtime = runtime
+        self.bridge = bridge  # start the bridge's sync once the listeners are up
         self._grpc: Any = None
         self._http: Any = None
         self._http_task: asyncio.Task[Any] | None = None
@@ -70,6 +74,8 @@ class Service:
         except BaseException:
             await self._grpc.stop(0)
             raise
+        if self.bridge:
+            self.runtime.start_bridge()
         scheme = "https" if cfg.tls.enabled else "http"
         return Endpoints(f"{_display_host(ghost)}:{gport}", f"{scheme}://{_display_host(hhost)}:{hport}")
 
@@ -92,15 +98,16 @@ class BackgroundService:
     """The service on its own event-loop thread: for the demo walk-through, tests and benchmarks.
 
     ``with BackgroundService(runtime) as svc: svc.endpoints.grpc ...``; leaving the block stops it (the
-    runtime is the caller's to close).
+    runtime is the caller's to close). ``bridge=True`` starts the bridge's sync as ``hybridkg serve`` does.
     """
 
-    def __init__(self, runtime: Runtime, grpc_address: str = "127.0.0.1:0", http_address: str = "127.0.0.1:0"):
+    def __init__(self, runtime: Runtime, grpc_address: str = "127.0.0.1:0", http_address: str = "127.0.0.1:0", *,
+                 bridge: bool = False):
         self.runtime = runtime
         self._addresses = (grpc_address, http_address)
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever, name="hybridkg-service", daemon=True)
-        self._service = Service(runtime)
+        self._service = Service(runtime, bridge=bridge)
         self.endpoints: Endpoints
 
     def __enter__(self) -> BackgroundService:
@@ -173,7 +180,7 @@ def demo_runtime(settings: Settings, *, say: Callable[[str], None] = print) -> I
 
 async def _serve_forever(runtime: Runtime, grpc_address: str | None, http_address: str | None,
                          on_ready: Callable[[Endpoints], None]) -> None:
-    service = Service(runtime)
+    service = Service(runtime, bridge=True)
     endpoints = await service.start(grpc_address, http_address)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()

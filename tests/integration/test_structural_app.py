@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from hybridkg.bridge.vocabulary import domain_vocabulary
 from hybridkg.semantic.settings import StoreBackend
-from hybridkg.server.app import domain_vocabulary, open_knowledge_base, open_structural
+from hybridkg.server.app import open_knowledge_base, open_structural
 from hybridkg.server.config import Settings
 from hybridkg.structural.base import ENTITY
 from hybridkg.structural.settings import EmbedderKind, GraphBackend, VectorBackend
@@ -22,9 +23,11 @@ def _settings(tmp_path: Path) -> Settings:
 
 
 def test_domain_vocabulary_reads_labels_alt_labels_and_classes(tmp_path: Path) -> None:
-    kb = open_knowledge_base(_settings(tmp_path))
+    settings = _settings(tmp_path)
+    kb = open_knowledge_base(settings)
     kb.ensure_domain("crm", with_demo_data=True)
-    known, types = domain_vocabulary(kb, "crm")
+    vocabulary = domain_vocabulary(kb, "crm", settings.bridge)
+    known, types = vocabulary.entities, vocabulary.types
     by_iri = {k.iri: k for k in known}
     hsi = next(k for k in known if "HSI" in k.labels)
     assert "Helios Solar Iberia" in hsi.labels
