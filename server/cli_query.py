@@ -109,10 +109,22 @@ def cmd_cypher(args: argparse.Namespace, settings: Settings) -> int:
     graph = open_bridge_graph(settings, scope.graph_name)
     try:
         rows = run_cypher(graph, query, params)
+        if not rows.rows:
+            _note_if_unsynced(graph, scope.graph_name)
     finally:
         graph.close()
     write_rows(rows.columns, rows.json_rows())
     return 0
+
+
+def _note_if_unsynced(graph: Any, graph_name: str) -> None:
+    from hybridkg.bridge.queries import names_of
+    from hybridkg.errors import NotFound
+
+    try:
+        names_of(graph, graph_name)
+    except NotFound as e:
+        sys.stderr.write(f"note: {e}\n")
 
 
 def write_rows(columns: tuple[str, ...], rows: list[list[Any]]) -> None:

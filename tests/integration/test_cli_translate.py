@@ -137,6 +137,9 @@ def test_an_empty_bridge_graph_says_to_sync_first(store: Path) -> None:
                     "SELECT ?s WHERE { ?s a ?c }", check=False)
     assert proc.returncode == 2
     assert "hybridkg bridge sync" in proc.stderr
+    ran = hybridkg("cypher", "--store", store, "--domain", "clinical", "MATCH (n) RETURN n")
+    assert json.loads(ran.stdout) == {"columns": ["n"], "rows": []}
+    assert "hybridkg bridge sync" in ran.stderr
 
 
 def _write(store: Path, name: str, text: str) -> str:
