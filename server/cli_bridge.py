@@ -71,6 +71,9 @@ def _close(graph: GraphStore) -> None:
 
 
 def cmd_bridge(args: argparse.Namespace, settings: Settings) -> int:
+    if not settings.bridge.enabled:
+        raise Unsupported("the bridge is off (bridge.enabled is false in the settings): it keeps no property graph to "
+                          f"{args.bridge_command}; turn it on first")
     if args.bridge_command == "sync":
         return _sync(args, settings)
     return _export(args, settings)
