@@ -1,5 +1,5 @@
-"""The :class:`~hybridkg.structural.base.GraphStore` over FalkorDB, through the ``falkordb`` client (Redis protocol
-over a unix socket or TCP, with a password when the server asks for one).
+"""The :class:`~hybridkg.structural.base.GraphStore` over FalkorDB, through redis-py (the Redis protocol over a unix
+socket or TCP, with a password when the server asks for one) and FalkorDB's compact replies (:mod:`.falkordb_reply`).
 
 :meth:`FalkorDBGraphStore.managed` runs its own server (:class:`~.server.ManagedFalkorDB`) on a data directory
 and connects through its socket (or port) with its password; :meth:`FalkorDBGraphStore.connect` talks to one that
@@ -20,6 +20,12 @@ refuses there because it writes (it executes nothing then) is sent again as ``GR
 relationships as :class:`~hybridkg.structural.base.Edge` (endpoints by ``id``), paths as ``{"nodes", "edges"}``.
 Install ``hiredis``: redis-py then parses replies several times faster (neighbourhood of 8 ids on a 100k-node
 graph: 1-2 ms instead of 6-8 ms).
+
+The query path is one round trip: the statement with its parameters in a ``CYPHER`` header, decoded from the
+compact reply in one pass. The names behind the reply's label, relationship type and property key numbers (the
+graph's schema) are read once and kept with their version; every statement carries that version, and the server
+refuses one whose version is stale before running anything, so the store reads the schema again and resends.
+(The ``falkordb`` client read the schema with two or three procedure calls in every query that returned a node.)
 """
 
 from __future__ import annotations
@@ -32,10 +38,7 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import redis
-from falkordb import FalkorDB
-from falkordb.edge import Edge as FalkorEdge
-from falkordb.node import Node as FalkorNode
-from falkordb.path import Path as FalkorPath
+from falkordb.helpers import stringify_param_value
 from redis.backoff import NoBackoff
 from redis.connection import AbstractConnection
 from redis.retry import Retry
@@ -44,6 +47,16 @@ from hybridkg.errors import BackendUnavailable, DeadlineExceeded, InvalidInput, 
 from hybridkg.structural.base import Edge, GraphNode, GraphPath, GraphRelationship, Node, ReadResult
 from hybridkg.structural.graphstore.cypher import CypherGraphStore, parameter
 from hybridkg.structural.graphstore.dialect import FALKORDB, check_name
+from hybridkg.structural.graphstore.falkordb_reply import (
+    SCHEMA_QUERY,
+    Decoder,
+    RawEdge,
+    RawNode,
+    RawPath,
+    Schema,
+    check,
+    mismatch,
+)
 from hybridkg.structural.graphstore.server import ManagedFalkorDB
 from hybridkg.structural.settings import GraphConfig
 
@@ -52,6 +65,7 @@ _DOWN = (redis.ConnectionError, redis.TimeoutError)
 # GRAPH.RO_QUERY refusals after which the statement runs as GRAPH.QUERY: it writes, or the graph key is missing
 _NOT_READ_ONLY = ("executed only on read-only queries", "graph operation on empty key")
 _SENT = threading.local()  # .flag: a command of the current call left for the server (see _MarksSends)
+_READ, _WRITE = "GRAPH.RO_QUERY", "GRAPH.QUERY"
 
 if TYPE_CHECKING:
     _Connection = AbstractConnection
@@ -111,7 +125,8 @@ class FalkorDBGraphStore(CypherGraphStore):
         self._server = server
         self._owns_server = owns_server
         self._lock = threading.Lock()
-        self._db: FalkorDB | None = None
+        self._db: redis.Redis | None = None
+        self._schema: Schema | None = None  # read when a reply first holds a node or relationship
         self._call(self._connect, retry=True)
         self.ensure_indexes()
 
@@ -159,7 +174,7 @@ class FalkorDBGraphStore(CypherGraphStore):
         db, self._db = self._db, None
         if db is not None:
             with contextlib.suppress(redis.RedisError, OSError):
-                db.connection.close()
+                db.connection_pool.disconnect()
         if self._owns_server and self._server is not None:
             self._server.stop()
 
@@ -174,7 +189,7 @@ class FalkorDBGraphStore(CypherGraphStore):
         old, self._db = self._db, None
         if old is not None:
             with contextlib.suppress(redis.RedisError, OSError):
-                old.connection.close()
+                old.connection_pool.disconnect()
         server = self._server
         sock = server.unix_socket if server is not None else self._socket
         common: dict[str, Any] = {
@@ -188,16 +203,18 @@ class FalkorDBGraphStore(CypherGraphStore):
         else:
             host, port = (server.host, server.port) if server is not None else (self._host, self._port)
             pool = redis.ConnectionPool(connection_class=_TcpConnection, host=host, port=port, **common)
+        db = redis.Redis(connection_pool=pool)
         try:
-            self._db = FalkorDB(connection_pool=pool)
+            db.ping()
         except BaseException:
             pool.disconnect()
             raise
+        self._db = db
 
-    def _graph(self) -> Any:
+    def _client(self) -> redis.Redis:
         if self._db is None:
             raise BackendUnavailable(f"the FalkorDB store at {self._where()} is closed")
-        return self._db.select_graph(self._graph_name)
+        return self._db
 
     def _call(self, fn: Callable[[], T], *, retry: bool) -> T:
         """``fn()``; if the managed server is gone, restart it and run ``fn()`` once more when ``retry`` (``fn``
@@ -242,14 +259,55 @@ class FalkorDBGraphStore(CypherGraphStore):
 
     # ------------------------------------------------------------------------------------------ statements
 
+    def _send(self, command: str, cypher: str, args: Mapping[str, Any] | None, timeout_ms: int | None) -> list[Any]:
+        """One statement's compact reply, resent when the server's schema version moved on (it ran nothing then)."""
+        text = _header(args) + cypher
+        extra: list[Any] = ["--compact"] if timeout_ms is None else ["--compact", "timeout", timeout_ms]
+        for _ in range(5):
+            schema = self._schema
+            version = [] if schema is None else ["version", schema.version]
+            reply = self._client().execute_command(command, self._graph_name, text, *extra, *version)
+            moved = mismatch(reply)
+            if moved is None:
+                return check(reply)
+            self._schema = self._read_schema(moved)
+        raise BackendUnavailable(f"the schema of the FalkorDB graph {self._graph_name} kept changing under a query")
+
+    def _read_schema(self, version: int | None = None) -> Schema:
+        """The graph's schema at its current version (``version``: the server's, when a refusal just said it)."""
+        guess = 0 if version is None else version
+        for _ in range(5):
+            reply = self._client().execute_command(_READ, self._graph_name, SCHEMA_QUERY, "--compact", "version", guess)
+            moved = mismatch(reply)
+            if moved is None:
+                return Schema.of(guess, check(reply))
+            guess = moved
+        raise BackendUnavailable(f"the schema of the FalkorDB graph {self._graph_name} kept changing")
+
+    def _schema_now(self) -> Schema:
+        if self._schema is None:
+            self._schema = self._call(self._read_schema, retry=True)
+        return self._schema
+
+    def _schema_again(self) -> Schema:
+        self._schema = self._call(self._read_schema, retry=True)
+        return self._schema
+
+    def _execute(
+        self, cypher: str, args: Mapping[str, Any] | None, *, write: bool, timeout_ms: int | None = None
+    ) -> tuple[list[Any], Decoder]:
+        """The statement's compact reply, and a decoder for it."""
+        command = _WRITE if write else _READ
+        reply = self._call(lambda: self._send(command, cypher, args, timeout_ms), retry=not write)
+        return reply, Decoder(self._schema_now, self._schema_again)
+
     def _run(self, cypher: str, params: Mapping[str, Any] | None = None, *, write: bool = False) -> list[list[Any]]:
-        args = dict(params) if params else None
         try:
-            if write:
-                return list(self._call(lambda: self._graph().query(cypher, args).result_set, retry=False))
-            return list(self._call(lambda: self._graph().ro_query(cypher, args).result_set, retry=True))
+            reply, decoder = self._execute(cypher, params, write=write)
         except redis.ResponseError as e:
             raise InvalidInput(f"FalkorDB rejected a statement: {e}") from e
+        rows = decoder.rows(reply)
+        return self._records(rows) if decoder.entities else rows
 
     def _run_ddl(self, ddl: str) -> None:
         try:
@@ -264,22 +322,29 @@ class FalkorDBGraphStore(CypherGraphStore):
         args = {check_name("parameter name", k): parameter(v) for k, v in (params or {}).items()} or None
         try:
             try:
-                res = self._call(lambda: self._graph().ro_query(cypher, args), retry=True)
+                reply, decoder = self._execute(cypher, args, write=False)
             except redis.ResponseError as e:
                 if not any(refusal in str(e) for refusal in _NOT_READ_ONLY):
                     raise
-                res = self._call(lambda: self._graph().query(cypher, args), retry=False)
+                reply, decoder = self._execute(cypher, args, write=True)
         except redis.ResponseError as e:
             raise InvalidQuery(f"FalkorDB rejected the query: {e}") from e
-        columns = [str(h[1]) for h in res.header]
+        rows = decoder.dicts(reply)
+        if not decoder.entities:
+            return rows
+        columns = decoder.columns(reply)
+        return [dict(zip(columns, row, strict=True)) for row in self._records(decoder.rows(reply))]
+
+    def _records(self, rows: list[list[Any]]) -> list[list[Any]]:
+        """Rows with raw nodes and relationships as :class:`Node` and :class:`Edge` (endpoints by ``id``)."""
         ids: dict[int, str] = {}
         wanted: set[int] = set()
-        for row in res.result_set:
+        for row in rows:
             for value in row:
                 _scan(value, ids, wanted)
         if wanted - ids.keys():
             ids.update(self.ids_of_keys(sorted(wanted - ids.keys())))
-        return [{c: _plain(v, ids) for c, v in zip(columns, row, strict=True)} for row in res.result_set]
+        return [[_plain(v, ids) for v in row] for row in rows]
 
     def read_query(
         self, cypher: str, params: Mapping[str, Any] | None = None, *, timeout_s: float | None = None
@@ -292,7 +357,7 @@ class FalkorDBGraphStore(CypherGraphStore):
         args = {check_name("parameter name", k): parameter(v) for k, v in (params or {}).items()} or None
         timeout = None if timeout_s is None else max(1, int(timeout_s * 1000))
         try:
-            res = self._call(lambda: self._graph().ro_query(cypher, args, timeout=timeout), retry=True)
+            reply, decoder = self._execute(cypher, args, write=False, timeout_ms=timeout)
         except redis.ResponseError as e:
             text = str(e)
             if "empty key" in text:
@@ -302,8 +367,17 @@ class FalkorDBGraphStore(CypherGraphStore):
             if "read-only" in text:
                 raise InvalidQuery(f"the query writes, and only reads are allowed here (FalkorDB: {text})") from e
             raise InvalidQuery(f"FalkorDB rejected the query: {text}") from e
-        rows = [[_graph_value(v) for v in row] for row in res.result_set]
-        return ReadResult(tuple(str(h[1]) for h in res.header), rows)
+        rows = decoder.rows(reply)
+        if decoder.entities:
+            rows = [[_graph_value(v) for v in row] for row in rows]
+        return ReadResult(tuple(decoder.columns(reply)), rows)
+
+
+def _header(args: Mapping[str, Any] | None) -> str:
+    """The ``CYPHER name=value ...`` header that carries a statement's parameters."""
+    if not args:
+        return ""
+    return "CYPHER " + " ".join(f"{k}={stringify_param_value(v)}" for k, v in args.items()) + " "
 
 
 _SCALARS = (str, int, float, bool, type(None))
@@ -313,12 +387,12 @@ def _scan(value: Any, ids: dict[int, str], wanted: set[int]) -> None:
     """Note the ids of the nodes in ``value`` and the node keys its relationships point at."""
     if type(value) in _SCALARS:
         return
-    if isinstance(value, FalkorNode):
-        ids[value.id] = str(value.properties.get("id", ""))
-    elif isinstance(value, FalkorEdge):
-        wanted.update(k for k in (value.src_node, value.dest_node) if isinstance(k, int))
-    elif isinstance(value, FalkorPath):
-        for item in (*value.nodes(), *value.edges()):
+    if isinstance(value, RawNode):
+        ids[value.id] = str(value.props.get("id", ""))
+    elif isinstance(value, RawEdge):
+        wanted.update((value.src, value.dst))
+    elif isinstance(value, RawPath):
+        for item in (*value.nodes, *value.edges):
             _scan(item, ids, wanted)
     elif isinstance(value, dict):
         for item in value.values():
@@ -331,15 +405,13 @@ def _scan(value: Any, ids: dict[int, str], wanted: set[int]) -> None:
 def _plain(value: Any, ids: Mapping[int, str]) -> Any:
     if type(value) in _SCALARS:
         return value
-    if isinstance(value, FalkorNode):
-        props = dict(value.properties)
-        return Node(str(props.get("id", "")), value.labels[0] if value.labels else "", props)
-    if isinstance(value, FalkorEdge):
-        props = dict(value.properties)
-        src, dst = ids.get(value.src_node, ""), ids.get(value.dest_node, "")
-        return Edge(str(props.get("id", "")), str(value.relation), src, dst, props)
-    if isinstance(value, FalkorPath):
-        return {"nodes": [_plain(n, ids) for n in value.nodes()], "edges": [_plain(e, ids) for e in value.edges()]}
+    if isinstance(value, RawNode):
+        return Node(str(value.props.get("id", "")), value.labels[0] if value.labels else "", value.props)
+    if isinstance(value, RawEdge):
+        src, dst = ids.get(value.src, ""), ids.get(value.dst, "")
+        return Edge(str(value.props.get("id", "")), value.type, src, dst, value.props)
+    if isinstance(value, RawPath):
+        return {"nodes": [_plain(n, ids) for n in value.nodes], "edges": [_plain(e, ids) for e in value.edges]}
     if isinstance(value, dict):
         return {str(k): _plain(v, ids) for k, v in value.items()}
     if isinstance(value, list):
@@ -351,15 +423,12 @@ def _graph_value(value: Any) -> Any:
     """A reply value with graph objects as :class:`GraphNode`, :class:`GraphRelationship`, :class:`GraphPath`."""
     if type(value) in _SCALARS:
         return value
-    if isinstance(value, FalkorNode):
-        labels = value.labels if isinstance(value.labels, list) else [value.labels] if value.labels else []
-        return GraphNode(str(value.id), tuple(str(label) for label in labels), dict(value.properties))
-    if isinstance(value, FalkorEdge):
-        ends = (n.id if isinstance(n, FalkorNode) else n for n in (value.src_node, value.dest_node))
-        start, end = (str(n) for n in ends)
-        return GraphRelationship(str(value.id), str(value.relation), start, end, dict(value.properties))
-    if isinstance(value, FalkorPath):
-        return GraphPath(tuple(_graph_value(n) for n in value.nodes()), tuple(_graph_value(e) for e in value.edges()))
+    if isinstance(value, RawNode):
+        return GraphNode(str(value.id), value.labels, value.props)
+    if isinstance(value, RawEdge):
+        return GraphRelationship(str(value.id), value.type, str(value.src), str(value.dst), value.props)
+    if isinstance(value, RawPath):
+        return GraphPath(tuple(_graph_value(n) for n in value.nodes), tuple(_graph_value(e) for e in value.edges))
     if isinstance(value, dict):
         return {str(k): _graph_value(v) for k, v in value.items()}
     if isinstance(value, list):
