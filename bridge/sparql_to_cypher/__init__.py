@@ -113,6 +113,8 @@ def _translate(query: str, mapping: Mapping) -> CypherQuery:
     out.append(sol.returns(items))
     sorts = tuple(sol.scope[c].sort if c in sol.scope else Sort.VALUE for c in sol.columns)
     if algebra.name == "ConstructQuery":
+        if algebra.template is None:
+            raise Unsupported("CONSTRUCT WHERE (the short form without a template)")
         template = tuple(tuple(_template(t, mapping) for t in triple) for triple in algebra.template)
         return CypherQuery(" ".join(out), planner.params.values, tuple(sol.columns), sorts, Kind.CONSTRUCT, template)  # type: ignore[arg-type]
     return CypherQuery(" ".join(out), planner.params.values, tuple(sol.columns), sorts)

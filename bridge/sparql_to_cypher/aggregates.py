@@ -124,10 +124,12 @@ def _compute(planner: Planner, name: str, agg: Any, values: str) -> str:
         best = f"reduce(_m = head({values}), _v IN {values} | CASE WHEN _v {op} _m THEN _v ELSE _m END)"
         return f"CASE WHEN {emit.refuse_if(f'NOT ({one_class})')} THEN {best} END"
     if name == "Aggregate_GroupConcat":
-        sep = planner.params.add(str(agg.separator) if agg.get("separator") is not None else " ")
+        # rdflib's CompValue.get returns the key itself when absent; the default separator is one space. Values
+        # are joined by their lexical forms (SPARQL's STR): exact for strings, integers and booleans (native only
+        # in canonical form), not for doubles (Cypher writes 1.5, xsd:double 1.5E0), which stop the statement
+        separator = agg["separator"] if "separator" in agg else " "  # noqa: SIM401 (CompValue.get differs)
+        sep = planner.params.add(str(separator))
         joined = f"reduce(_s = toString(head({values})), _v IN {values}[1..] | _s + {sep} + toString(_v))"
-        return (
-            f"CASE WHEN NOT all(_v IN {values} WHERE typeOf(_v) = 'String') THEN null "
-            f"WHEN size({values}) = 0 THEN '' ELSE {joined} END"
-        )
+        floats = emit.refuse_if(f"any(_v IN {values} WHERE typeOf(_v) = 'Float')")
+        return f"CASE WHEN {floats} THEN CASE WHEN size({values}) = 0 THEN '' ELSE {joined} END END"
     raise Unsupported(f"the aggregate {name[10:].upper()}")

@@ -34,6 +34,11 @@ if TYPE_CHECKING:
 
 _LENGTHS = {"+": "*1..", "*": "*0..", "?": "*0..1"}
 
+#: Written after each relationship ``MATCH``: FalkorDB fuses consecutive traversals through a node nothing later
+#: reads (``(a)-[:p]->(m)``, ``(m)-[:q]->(x)``, ``m`` unused) into one reachability step ``(a)->(x)``, which counts
+#: ``x`` once however many ``m`` lead to it, where SPARQL's join counts each; a projection in between stops it.
+PIN = "WITH *"
+
 
 def bgp(planner: Planner, triples: list[tuple[Any, Any, Any]], row: Scope, out: list[str]) -> Scope:
     """Append the ``MATCH`` clauses of ``triples`` joined with ``row``; return the variables they bind."""
@@ -50,7 +55,11 @@ def bgp(planner: Planner, triples: list[tuple[Any, Any, Any]], row: Scope, out: 
         out.append(f"UNWIND [] AS {planner.fresh('e')}")
         out.append(emit.with_clause(carried(row), [f"null AS {cypher(k)}" for k in sorted(keys - row.keys())]))
         return {k: Binding(row[k].sort if k in row else known.get(k, Sort.VALUE), True) for k in keys}
-    out.extend(clauses)
+    for i, clause in enumerate(clauses):
+        out.append(clause)
+        following = clauses[i + 1] if i + 1 < len(clauses) else ""
+        if clause.startswith("MATCH") and "]-" in clause and not following.startswith("WITH "):
+            out.append(PIN)
     return {k: Binding(known.get(k, Sort.VALUE), True) for k in keys}
 
 
@@ -211,8 +220,13 @@ def _path(planner: Planner, s: Any, p: Path, o: Any, done: set[str], clauses: li
             types, inv = _link(planner, step)
             av, apat = _node(planner, a, done, clauses)
             bv, bpat = _node(planner, b, done, clauses)
-            rel = "[:" + "|".join(emit.name(t) for t in types) + "]"
+            # an alternative names its relationship and reads its type: else FalkorDB matches two relationships
+            # between the same nodes once (``a p|q b`` is two solutions when both triples hold)
+            r = planner.fresh("l") if len(types) > 1 else ""
+            rel = f"[{r}:" + "|".join(emit.name(t) for t in types) + "]"
             clauses.append(f"MATCH {apat}<-{rel}-{bpat}" if inv else f"MATCH {apat}-{rel}->{bpat}")
+            if r:
+                clauses.append(f"WITH *, type({r}) AS {planner.fresh('y')}")
         _mark(a, done)
         _mark(b, done)
 

@@ -121,6 +121,11 @@ class Planner:
 
     def left_join(self, node: Any, row: Scope, out: list[str]) -> Scope:
         own1 = self.pattern(node.p1, row, out)
+        outside = sorted((binds(node.p2) & row.keys()) - own1.keys())
+        if outside:
+            # SPARQL evaluates the group holding the OPTIONAL first, where ?x is unbound, and joins after; run in
+            # line, the OPTIONAL would see the outer ?x
+            raise Unsupported(f"OPTIONAL sharing ?{outside[0]} with patterns outside its group but not with its own")
         row1 = merge(row, own1)
         expr = None if getattr(node.expr, "name", "") == "TrueFilter" else node.expr
         imports = sorted(
