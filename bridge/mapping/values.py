@@ -1,8 +1,12 @@
 """Literals as property values and back (``docs/bridge.md`` §1.4): :func:`to_value` and its inverse :func:`to_literal`.
 
 Natives: a plain ``xsd:string`` is a ``str``; an ``xsd:integer`` in canonical form within int64 an ``int``; an
-``xsd:double`` in canonical form (XSD 1.1: ``1.5E0``, ``-1.0E-3``, ``0.0E0``; finite, not ``-0.0E0``) a ``float``; an
-``xsd:boolean`` in canonical form (``true``/``false``) a ``bool``.
+``xsd:double`` in the form the RDF store gives it (:func:`double_lexical`: Oxigraph keeps a double as its value and
+writes it with the shortest digits that read back the same, without exponent: ``1.5``, ``-0.001``, ``0``,
+``100000000000000000000``; finite, not ``-0``) a ``float``; an ``xsd:boolean`` in canonical form (``true``/``false``)
+a ``bool``. So what the sync maps from the store (every ``"1.5E0"^^xsd:double`` written comes back ``"1.5"``) is
+numbers, which Cypher compares and sums; a double written otherwise (``1.5E0``, ``1.50``, ``NaN``) is kept as
+written, encoded, so that mapping it and back gives the same literal.
 
 Every other literal is a string in an encoding that starts with :data:`MARK` (U+E000, a private-use character)
 followed by one tag character:
@@ -22,7 +26,6 @@ from __future__ import annotations
 
 import math
 import re
-from decimal import Decimal
 
 from pyoxigraph import BaseDirection, Literal, NamedNode
 
@@ -41,14 +44,9 @@ _DIRECTIONS = {"ltr": BaseDirection.LTR, "rtl": BaseDirection.RTL}
 
 
 def double_lexical(value: float) -> str:
-    """The XSD 1.1 canonical lexical form of a finite double (shortest digits that read back the same)."""
-    if value == 0:
-        return "-0.0E0" if math.copysign(1.0, value) < 0 else "0.0E0"
-    sign, digits, exponent = Decimal(repr(value)).as_tuple()
-    ds = "".join(map(str, digits)).rstrip("0") or "0"
-    assert isinstance(exponent, int)
-    exp = exponent + len(digits) - 1
-    return f"{'-' if sign else ''}{ds[0]}.{ds[1:] or '0'}E{exp}"
+    """The lexical form the RDF store (Oxigraph) gives the double ``value``: ``"1.5"``, ``"100000000000000000000"``,
+    ``"0.0000001"``, ``"-0"``, ``"NaN"``, ``"INF"`` (not XSD 1.1's canonical ``1.5E0``)."""
+    return Literal(value).value
 
 
 def _native(lexical: str, datatype: NamedNode) -> Value | None:

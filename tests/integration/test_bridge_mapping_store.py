@@ -75,7 +75,7 @@ def test_values_keep_their_types_and_encoded_literals_never_equal_plain_strings(
         Literal("Oslo"),
         Literal("Oslo", language="en"),
         Literal("7", datatype=NamedNode(XSD + "integer")),
-        Literal("2.5E0", datatype=NamedNode(XSD + "double")),
+        Literal("2.5", datatype=NamedNode(XSD + "double")),
         Literal("true", datatype=NamedNode(XSD + "boolean")),
         Literal("7.00", datatype=NamedNode(XSD + "decimal")),
         Literal("07", datatype=NamedNode(XSD + "integer")),

@@ -31,9 +31,10 @@ from hybridkg.structural.graphstore.server import ManagedFalkorDB
 
 DATA = """
 @prefix ex: <https://example.org/> .
-ex:alice a ex:Person ; ex:name "Alice" ; ex:age 30 ; ex:score 1.5E0 ; ex:active true ;
+@prefix xsd: <http://www.w3.org/2001/XMLSchema#> .
+ex:alice a ex:Person ; ex:name "Alice" ; ex:age 30 ; ex:score "1.5"^^xsd:double ; ex:active true ;
     ex:knows ex:bob, ex:carol ; ex:worksFor ex:acme ; ex:nick "Ali"@en .
-ex:bob a ex:Person ; ex:name "Bob" ; ex:age 25 ; ex:score 2.5E0 ; ex:active false ;
+ex:bob a ex:Person ; ex:name "Bob" ; ex:age 25 ; ex:score "2.5"^^xsd:double ; ex:active false ;
     ex:knows ex:carol ; ex:worksFor ex:acme .
 ex:carol a ex:Person, ex:Manager ; ex:name "Carol" ; ex:age 41 ; ex:knows ex:alice, ex:carol ; ex:worksFor ex:globex .
 ex:dave a ex:Person ; ex:name "dave" ; ex:knows _:x .
@@ -297,7 +298,7 @@ def test_lubm_queries_agree(lubm: Side, case: Case) -> None:
 _VALUES = [
     Literal("0", datatype=NamedNode(XSD_NS + "integer")),
     Literal("2", datatype=NamedNode(XSD_NS + "integer")),
-    Literal("1.5E0", datatype=NamedNode(XSD_NS + "double")),
+    Literal("1.5", datatype=NamedNode(XSD_NS + "double")),
     Literal("a"),
     Literal("b"),
     Literal("a", language="en"),

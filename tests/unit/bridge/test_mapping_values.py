@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from pyoxigraph import BaseDirection, Literal, NamedNode
+from pyoxigraph import BaseDirection, DefaultGraph, Literal, NamedNode, Quad, Store
 
 from hybridkg.bridge.mapping import MARK, to_literal, to_value
 from hybridkg.bridge.mapping.values import XSD, double_lexical
@@ -24,8 +24,10 @@ DATATYPES.append(NamedNode("https://example.org/dt#custom"))
         (Literal("42", datatype=XSD_INTEGER), 42),
         (Literal("-7", datatype=XSD_INTEGER), -7),
         (Literal("0", datatype=XSD_INTEGER), 0),
-        (Literal("1.5E0", datatype=XSD_DOUBLE), 1.5),
-        (Literal("-1.0E-7", datatype=XSD_DOUBLE), -1e-7),
+        (Literal("1.5", datatype=XSD_DOUBLE), 1.5),
+        (Literal("-0.0000001", datatype=XSD_DOUBLE), -1e-7),
+        (Literal("100000000000000000000", datatype=XSD_DOUBLE), 1e20),
+        (Literal("0", datatype=XSD_DOUBLE), 0.0),
         (Literal("true", datatype=XSD_BOOLEAN), True),
         (Literal("false", datatype=XSD_BOOLEAN), False),
     ],
@@ -46,10 +48,12 @@ def test_natives(literal: Literal, value: object) -> None:
         (Literal("042", datatype=XSD_INTEGER), MARK + "^" + XSD + "integer 042"),
         (Literal("-0", datatype=XSD_INTEGER), MARK + "^" + XSD + "integer -0"),
         (Literal(str(2**63), datatype=XSD_INTEGER), MARK + "^" + XSD + f"integer {2**63}"),
-        (Literal("1.5", datatype=XSD_DOUBLE), MARK + "^" + XSD + "double 1.5"),
+        (Literal("1.5E0", datatype=XSD_DOUBLE), MARK + "^" + XSD + "double 1.5E0"),  # XSD canonical, not the store's
+        (Literal("1.50", datatype=XSD_DOUBLE), MARK + "^" + XSD + "double 1.50"),
+        (Literal("1e20", datatype=XSD_DOUBLE), MARK + "^" + XSD + "double 1e20"),
         (Literal("NaN", datatype=XSD_DOUBLE), MARK + "^" + XSD + "double NaN"),
         (Literal("INF", datatype=XSD_DOUBLE), MARK + "^" + XSD + "double INF"),
-        (Literal("-0.0E0", datatype=XSD_DOUBLE), MARK + "^" + XSD + "double -0.0E0"),
+        (Literal("-0", datatype=XSD_DOUBLE), MARK + "^" + XSD + "double -0"),  # -0.0 = 0.0 in Cypher
         (Literal("1", datatype=XSD_BOOLEAN), MARK + "^" + XSD + "boolean 1"),
         (Literal(MARK + "@en x"), MARK + '"' + MARK + "@en x"),
     ],
@@ -62,10 +66,22 @@ def test_everything_else_is_encoded_and_never_equals_a_plain_string(literal: Lit
         assert value != to_value(Literal(literal.value))  # Cypher `=` with the plain string cannot match it
 
 
-def test_double_lexical_is_xsd_canonical() -> None:
-    assert [double_lexical(f) for f in (1.0, 123.0, 0.1, 1e300, -2.5e-8, 0.0, -0.0)] == [
-        "1.0E0", "1.23E2", "1.0E-1", "1.0E300", "-2.5E-8", "0.0E0", "-0.0E0",
+def test_double_lexical_is_the_stores_form() -> None:
+    assert [double_lexical(f) for f in (1.0, 123.0, 0.1, 1e20, -2.5e-8, 0.0, -0.0, float("nan"), float("inf"))] == [
+        "1", "123", "0.1", "100000000000000000000", "-0.000000025", "0", "-0", "NaN", "INF",
     ]  # fmt: skip
+
+
+@pytest.mark.parametrize("lexical", ["1.5E0", "1.5", "1e20", "-1.0E-7", "0.0E0", "12.50", "3"])
+def test_a_double_the_store_gives_back_is_a_number(lexical: str) -> None:
+    store = Store()
+    store.add(Quad(NamedNode("urn:s"), NamedNode("urn:p"), Literal(lexical, datatype=XSD_DOUBLE), DefaultGraph()))
+    [quad] = store
+    assert isinstance(quad.object, Literal)
+    value = to_value(quad.object)
+    assert isinstance(value, float)
+    assert value == float(lexical)
+    assert to_literal(value) == quad.object
 
 
 @pytest.mark.parametrize("value", [MARK, MARK + "?x", MARK + "@en", MARK + "^nospace", MARK + "@en--up x"])
