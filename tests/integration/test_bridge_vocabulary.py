@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-from support.falkor import falkordb_server, fresh_graph, short_tmp
+from support.falkor import falkordb_server, falkordb_store, fresh_graph, short_tmp
 
 from hybridkg.bridge.policy import Exposure, scope_of
 from hybridkg.bridge.settings import BridgeConfig
@@ -16,6 +16,7 @@ from hybridkg.semantic.kb import KnowledgeBase
 from hybridkg.semantic.settings import StoreBackend
 from hybridkg.server.app import open_knowledge_base
 from hybridkg.server.config import Settings
+from hybridkg.structural.graphstore.falkordb_store import FalkorDBGraphStore
 from hybridkg.structural.graphstore.server import ManagedFalkorDB
 
 
@@ -70,3 +71,14 @@ def test_without_a_managed_falkordb_or_with_the_bridge_off_the_store_answers(kb:
     want = store_vocabulary(kb, scope_of(kb.policy, None, "crm"))
     assert domain_vocabulary(kb, "crm", BridgeConfig(), None) == want
     assert domain_vocabulary(kb, "crm", BridgeConfig(enabled=False), None) == want
+
+
+def test_beside_a_managed_falkordb_the_domains_bridge_graph_is_brought_in_line_and_read(kb: KnowledgeBase) -> None:
+    want = store_vocabulary(kb, scope_of(kb.policy, None, "crm"))
+    with short_tmp() as path, falkordb_store(path) as structural:
+        assert domain_vocabulary(kb, "crm", BridgeConfig(graph_name="b"), structural) == want
+        rows = structural.query("MATCH (n) RETURN count(n) AS c")  # the structural layer's own graph: untouched
+        assert rows[0]["c"] == 0
+        with FalkorDBGraphStore(graph_name="b_crm", server=structural.server) as bridge:
+            rows = bridge.query("MATCH (n:Resource) RETURN count(n) AS c")
+            assert rows[0]["c"] > 30  # the graph it read, left in line for the service
