@@ -384,5 +384,5 @@ def reason_kind(reason: str) -> str:
     """A refusal's reason without its particulars (quoted terms, variables, numbers), for counting."""
     text = re.sub(r"\?\w+", "?v", reason)
     text = re.sub(r"<[^>]*>|'[^']*'|\"[^\"]*\"", "…", text)
-    text = re.sub(r"\d+", "N", text)
+    text = re.sub(r"\b\d+\b", "N", text)
     return text[:120]
