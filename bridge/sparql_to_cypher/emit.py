@@ -62,8 +62,10 @@ def var(sparql_var: str) -> str:
 
 
 def node_pattern(v: str, labels: tuple[str, ...] = (), uri_param: str | None = None) -> str:
-    """``(v:Resource:Label {uri: $p})``."""
-    label_text = "".join(":" + name(label) for label in (RESOURCE, *labels))
+    """``(v:Resource {uri: $p})``, or ``(v:Label)`` for a class: only ``Resource`` nodes carry a class's label (the
+    name table's label is reserved), and FalkorDB checks a second label on every node, 0.6 us each (speed, E: a
+    scan of LUBM's 7,790 students 6.5 ms with ``:Resource:Student``, 1.2 ms with ``:Student``)."""
+    label_text = "".join(":" + name(label) for label in (labels or (RESOURCE,)))
     props = f" {{{name(URI)}: {uri_param}}}" if uri_param else ""
     return f"({v}{label_text}{props})"
 
