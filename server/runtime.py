@@ -402,6 +402,9 @@ class Runtime:
         self._structural = structural
         self._owns_structural = structural is None
         self._lazy = threading.Lock()
+        # opening the structural layer takes seconds (and the bridge's syncs with it): not under _lazy, which
+        # /health's sizes() takes
+        self._opening = threading.Lock()
         self._ask: Any = None
         self._sizes: tuple[float, dict[str, int]] | None = None
         self._bridge_lock = threading.Lock()
@@ -412,8 +415,9 @@ class Runtime:
 
     # ------------------------------------------------------------------ lifecycle
     def structural(self) -> StructuralKB:
-        """The structural layer, opened on first use (it starts FalkorDB and loads the embedding model)."""
-        with self._lazy:
+        """The structural layer, opened on first use (it starts FalkorDB, loads the embedding model and brings the
+        domains' bridge graphs in line for entity linking)."""
+        with self._opening:
             if self._structural is None:
                 from hybridkg.server.app import open_structural
 
