@@ -6,11 +6,24 @@
 ...     answer = kb.ask("Which patients take warfarin?")
 
 ``sparql`` returns a :class:`Rows` iterator (SELECT; each row a tuple of pyoxigraph terms, ``None`` where a
-variable is unbound), a :class:`Triples` iterator (CONSTRUCT/DESCRIBE) or a ``bool`` (ASK); the other
-methods return the JSON shapes of the CLI (``ask`` exactly as ``hybridkg ask --json``) or a
-:class:`~hybridkg.semantic.base.ValidationReport`. Errors raise the :mod:`hybridkg.errors` class the server
-raised, with its message: a rejected write raises :class:`~hybridkg.errors.ShapeViolation` carrying the
-SHACL report, a broken document :class:`~hybridkg.errors.ParseError` with its line and column.
+variable is unbound), a :class:`Triples` iterator (CONSTRUCT/DESCRIBE) or a ``bool`` (ASK). The bridge's
+queries (``docs/bridge.md`` §5): ``cypher`` runs read-only Cypher on a bridge graph and returns a
+:class:`CypherResult` (``columns``, then rows of the JSON values ``hybridkg cypher`` prints: nodes,
+relationships and paths as objects with ``"element"``, see :func:`hybridkg.bridge.queries.json_value`);
+``translate`` gives the object ``hybridkg translate --json`` prints. Cypher parameters are plain Python values
+(None, bool, int, float, str, lists and str-keyed maps of them). The other methods return the JSON shapes of
+the CLI (``ask`` exactly as ``hybridkg ask --json``) or a :class:`~hybridkg.semantic.base.ValidationReport`.
+Errors raise the :mod:`hybridkg.errors` class the server raised, with its message: a rejected write raises
+:class:`~hybridkg.errors.ShapeViolation` carrying the SHACL report, a broken document
+:class:`~hybridkg.errors.ParseError` with its line and column, a query the bridge refuses
+:class:`~hybridkg.errors.Unsupported` naming the construct.
+
+>>> with Client("127.0.0.1:50051", key="hkg_...") as kb:
+...     result = kb.cypher("MATCH (c:Company) WHERE c.city = $city RETURN c", domain="crm", params={"city": "Porto"})
+...     for (company,) in result:
+...         print(company["properties"]["uri"])
+...     print(kb.translate("SELECT ?c WHERE { ?c a <https://hybridkg.dev/ns/crm#Company> }", to="cypher",
+...                        domain="crm")["query"])
 """
 
 from __future__ import annotations
@@ -19,7 +32,7 @@ import os
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from types import TracebackType
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any, Self
 
 import grpc
 from google.protobuf import json_format
@@ -34,7 +47,10 @@ from hybridkg.proto.hybridkg.v1 import knowledge_pb2_grpc as pb_grpc
 from hybridkg.proto.hybridkg.v1 import rdf_pb2
 from hybridkg.semantic.base import Severity, ValidationReport, ValidationResult
 
-__all__ = ["Client", "Rows", "Term", "Triples"]
+if TYPE_CHECKING:  # imported when a Cypher result is read: the bridge and graph values load the graph layer
+    from hybridkg.structural.base import GraphNode, GraphRelationship
+
+__all__ = ["Client", "CypherResult", "Rows", "Term", "Triples"]
 
 Term = NamedNode | BlankNode | Literal | Triple
 
@@ -112,15 +128,14 @@ def _error(e: grpc.RpcError) -> errors.HybridKGError:
     return cls(message)
 
 
-class _Stream:
-    """A Sparql response stream being read; closing it (or the client) cancels the call."""
+class _Streaming:
+    """A server stream being read, its first message already in; closing it (or the client) cancels the call."""
 
-    def __init__(self, call: Any, first: wire.Decoded) -> None:
+    def __init__(self, call: Any, first: Any) -> None:
         self._call = call
-        self._first: wire.Decoded | None = first
-        self._kind = first.kind
+        self._first: Any = first
 
-    def _messages(self) -> Iterator[wire.Decoded]:
+    def _messages(self) -> Iterator[Any]:
         try:
             if self._first is not None:
                 first, self._first = self._first, None
@@ -134,12 +149,19 @@ class _Stream:
     def close(self) -> None:
         self._call.cancel()
 
-    def __enter__(self) -> _Stream:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.close()
 
+
+class _Stream(_Streaming):
+    """A Sparql response stream."""
+
+    def __init__(self, call: Any, first: wire.Decoded) -> None:
+        super().__init__(call, first)
+        self._kind = first.kind
 
     def _items(self) -> Iterator[Any]:
         lines = wire.TextRows(self._kind)
@@ -168,6 +190,26 @@ class Triples(_Stream):
 
     def __iter__(self) -> Iterator[Triple]:
         return self._items()
+
+
+class CypherResult(_Streaming):
+    """A read-only Cypher result: :attr:`columns`, then iterate for rows (one list of JSON values per row, in the
+    order of the columns) as they stream in; :meth:`to_json` reads the rest into ``hybridkg cypher``'s object."""
+
+    def __init__(self, call: Any, first: pb.CypherResponse) -> None:
+        super().__init__(call, first)
+        self.columns: tuple[str, ...] = tuple(first.columns)
+
+    def __iter__(self) -> Iterator[list[Any]]:
+        from hybridkg.bridge.queries import json_value  # the one definition of the JSON shapes (imports the bridge)
+
+        for message in self._messages():
+            for row in message.rows:
+                yield [json_value(_cypher_value(v)) for v in row.values]
+
+    def to_json(self) -> dict[str, Any]:
+        """``{"columns": [...], "rows": [[...], ...]}`` with the rows not yet read."""
+        return {"columns": list(self.columns), "rows": list(self)}
 
 
 def _read(source: str | os.PathLike[str] | bytes | IO[bytes], chunk: int) -> tuple[Iterator[bytes], str | None]:
@@ -279,6 +321,41 @@ class Client:
             return Triples(call, first)
         return Rows(call, first)
 
+    def cypher(self, query: str, *, domain: str | None = None, params: Mapping[str, Any] | None = None,
+               timeout: float | None = None) -> CypherResult:
+        """Read-only Cypher on a bridge graph: ``domain``'s (reader role) or, without one, the whole store's (admin
+        role). Writes are refused (:class:`~hybridkg.errors.Unsupported`) and a syntax error is
+        :class:`~hybridkg.errors.InvalidQuery` with line and column, both raised here, before any row is read."""
+        request = pb.CypherRequest(query=query, domain=domain or "", params=_params(params))
+        call = self._call(self.stub.Cypher, request, timeout)
+        try:
+            first = next(call)
+        except grpc.RpcError as e:
+            raise _error(e) from None
+        except StopIteration:
+            raise errors.HybridKGError("the server ended the Cypher stream without its columns") from None
+        return CypherResult(call, first)
+
+    def translate(self, query: str, *, to: str, domain: str | None = None, params: Mapping[str, Any] | None = None,
+                  timeout: float | None = None) -> dict[str, Any]:
+        """``query`` translated over a bridge graph's names, as ``hybridkg translate --json`` prints it (``to``,
+        ``query``, ``params``, ``columns``, ``kind``, and ``guards`` for SPARQL). ``to``: ``"cypher"`` (the query is
+        SPARQL) or ``"sparql"`` (the query is Cypher, with its ``params``). Roles and graphs as :meth:`cypher`; a
+        refused translation raises :class:`~hybridkg.errors.Unsupported` naming the construct."""
+        language = _LANGUAGES.get(to)
+        if language is None:
+            raise errors.InvalidInput(f"translate: to={to!r}; expected 'cypher' (the query is SPARQL) or 'sparql' "
+                                      "(the query is Cypher)")
+        request = pb.TranslateRequest(query=query, to=language, domain=domain or "", params=_params(params))
+        msg = self._call(self.stub.Translate, request, timeout)
+        sparql = msg.language == pb.QUERY_LANGUAGE_SPARQL
+        out: dict[str, Any] = {"to": "sparql" if sparql else "cypher", "query": msg.query,
+                               "params": {k: _cypher_value(v) for k, v in msg.params.items()},
+                               "columns": list(msg.columns), "kind": msg.kind}
+        if sparql:
+            out["guards"] = list(msg.guards)
+        return out
+
     def ask(self, question: str, *, domain: str | None = None, mode: str | None = None, top_k: int | None = None,
             timeout: float | None = None) -> dict[str, Any]:
         """The answer as ``hybridkg ask --json`` prints it (numbers in evidence/trees come back as floats)."""
@@ -369,6 +446,86 @@ class Client:
         """Relevance feedback (node id -> score) on retrieved nodes."""
         msg = self._call(self.stub.Feedback, pb.FeedbackRequest(scores=dict(scores)), timeout)
         return {"epoch": msg.epoch, "edges_updated": msg.edges_updated, "nodes": msg.nodes}
+
+
+_LANGUAGES = {"cypher": pb.QUERY_LANGUAGE_CYPHER, "sparql": pb.QUERY_LANGUAGE_SPARQL}
+
+
+def _params(params: Mapping[str, Any] | None) -> dict[str, pb.CypherValue]:
+    if params is None:
+        return {}
+    out: dict[str, pb.CypherValue] = {}
+    for name, value in params.items():
+        if not isinstance(name, str):
+            raise errors.InvalidInput(f"Cypher parameter names are strings, not {name!r}")
+        out[name] = _param(value, name)
+    return out
+
+
+def _param(value: Any, where: str) -> pb.CypherValue:
+    """A Python value as a ``CypherValue``; anything but null, bool, int, float, str, list/tuple and str-keyed maps
+    is refused (never sent as its ``str``)."""
+    msg = pb.CypherValue()
+    if value is None:
+        pass
+    elif isinstance(value, bool):
+        msg.boolean = value
+    elif isinstance(value, int):
+        if not -(1 << 63) <= value < 1 << 63:
+            raise errors.InvalidInput(f"Cypher parameter {where} = {value} does not fit in 64 bits")
+        msg.integer = value
+    elif isinstance(value, float):
+        msg.float = value
+    elif isinstance(value, str):
+        msg.string = value
+    elif isinstance(value, Mapping):
+        msg.map.SetInParent()
+        for k, v in value.items():
+            if not isinstance(k, str):
+                raise errors.InvalidInput(f"Cypher parameter {where}: map keys are strings, not {k!r}")
+            msg.map.entries[k].CopyFrom(_param(v, f"{where}.{k}"))
+    elif isinstance(value, list | tuple):
+        msg.list.SetInParent()
+        msg.list.values.extend(_param(v, f"{where}[{i}]") for i, v in enumerate(value))
+    else:
+        raise errors.InvalidInput(f"Cypher parameter {where} is a {type(value).__name__}; a parameter is None, a "
+                                  "bool, int, float, str, or a list or str-keyed map of them")
+    return msg
+
+
+def _cypher_value(msg: pb.CypherValue) -> Any:
+    """A ``CypherValue`` as the value the server's store gave (nodes, relationships, paths as
+    :mod:`hybridkg.structural.base`'s graph values, which :func:`hybridkg.bridge.queries.json_value` renders)."""
+    kind = msg.WhichOneof("kind")
+    if kind is None:
+        return None
+    if kind == "list":
+        return [_cypher_value(v) for v in msg.list.values]
+    if kind == "map":
+        return {k: _cypher_value(v) for k, v in msg.map.entries.items()}
+    if kind == "node":
+        return _node(msg.node)
+    if kind == "relationship":
+        return _relationship(msg.relationship)
+    if kind == "path":
+        from hybridkg.structural.base import GraphPath
+
+        return GraphPath(tuple(_node(n) for n in msg.path.nodes),
+                         tuple(_relationship(r) for r in msg.path.relationships))
+    return getattr(msg, kind)
+
+
+def _node(msg: pb.CypherNode) -> GraphNode:
+    from hybridkg.structural.base import GraphNode
+
+    return GraphNode(msg.id, tuple(msg.labels), {k: _cypher_value(v) for k, v in msg.properties.items()})
+
+
+def _relationship(msg: pb.CypherRelationship) -> GraphRelationship:
+    from hybridkg.structural.base import GraphRelationship
+
+    return GraphRelationship(msg.id, msg.type, msg.start, msg.end,
+                             {k: _cypher_value(v) for k, v in msg.properties.items()})
 
 
 def _explanation(msg: pb.Explanation) -> dict[str, Any]:

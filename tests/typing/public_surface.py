@@ -7,8 +7,9 @@ Each layer's public names come from the layer's ``__init__``; a type checker tha
 from __future__ import annotations
 
 from pathlib import Path
-from typing import assert_type
+from typing import Any, assert_type
 
+from hybridkg.client import Client, CypherResult
 from hybridkg.errors import HybridKGError, InvalidInput
 from hybridkg.semantic import (
     KnowledgeBase,
@@ -47,6 +48,20 @@ def service_wiring() -> None:
 def structural_layer(path: Path) -> None:
     skb = StructuralKB.open(StructuralConfig(), path)
     assert_type(skb.retrieve("who?", mode=Mode.LOCAL), RetrievalResult)
+
+
+def client_bridge(target: str) -> None:
+    with Client(target, "key", timeout=5.0) as c:
+        result = c.cypher("MATCH (c:Company) WHERE c.city IN $cities RETURN c", domain="crm",
+                          params={"cities": ["Porto"], "n": 1, "opts": {"x": 2.5, "none": None}}, timeout=1.0)
+        assert_type(result, CypherResult)
+        assert_type(result.columns, tuple[str, ...])
+        for row in result:
+            assert_type(row, list[Any])
+        assert_type(result.to_json(), dict[str, Any])
+        assert_type(c.translate("SELECT ?c WHERE { ?c a ?t }", to="cypher", domain="crm"), dict[str, Any])
+        assert_type(c.translate("MATCH (c) WHERE c.n > $n RETURN c", to="sparql", params={"n": 1}, timeout=1.0),
+                    dict[str, Any])
 
 
 def _report(error: HybridKGError) -> str:
