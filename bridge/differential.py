@@ -32,7 +32,7 @@ import pyoxigraph as ox
 from rdflib.compare import isomorphic
 from rdflib.term import Variable
 
-from hybridkg.bridge.mapping import MARK, MappedGraph, RdfMapping, map_graph, write_graph
+from hybridkg.bridge.mapping import MARK, MappedGraph, NameKind, RdfMapping, map_graph, write_graph
 from hybridkg.bridge.sparql_to_cypher import RUNTIME_REFUSAL, CypherQuery, Kind, translate
 from hybridkg.bridge.sparql_to_cypher.parse import parse
 from hybridkg.errors import BackendUnavailable, HybridKGError, InvalidQuery, Unsupported
@@ -92,6 +92,10 @@ class BridgeMapping(RdfMapping):
 
     def plain_string(self, expr: str) -> str:
         return f"(NOT {expr} STARTS WITH '{MARK}')"
+
+    def names(self) -> dict[str, str]:
+        """Every name with its IRI (the translator's ``NameTable``: variable predicates need it)."""
+        return {n: iri for kind in NameKind for n, iri in self.registry.items(kind).items()}
 
 
 _FORM = re.compile(r"\b(SELECT|ASK|CONSTRUCT|DESCRIBE)\b", re.IGNORECASE)

@@ -40,6 +40,8 @@ def aggregate(planner: Planner, node: Any, row: Scope, out: list[str]) -> Scope:
             raise Unsupported("GROUP BY an expression")
         if str(k) not in own:
             raise Unsupported(f"GROUP BY ?{k}, which the pattern does not bind")
+        if own[str(k)].sort is Sort.TERM:
+            raise Unsupported(f"GROUP BY ?{k}, which a variable predicate binds to any kind of term")
         keys.append(str(k))
     if not row.keys() <= set(keys):
         raise Unsupported("aggregation in a group joined with other patterns on variables it does not group by")

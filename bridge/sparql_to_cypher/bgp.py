@@ -15,7 +15,9 @@ from typing import TYPE_CHECKING, Any
 from rdflib import RDF, Literal, URIRef, Variable
 from rdflib.paths import AlternativePath, InvPath, MulPath, Path, SequencePath
 
-from hybridkg.bridge.sparql_to_cypher import emit
+from hybridkg.bridge.base import BNODE, RESOURCE, URI
+from hybridkg.bridge.sparql_to_cypher import emit, query
+from hybridkg.bridge.sparql_to_cypher.functions import NameTable
 from hybridkg.bridge.sparql_to_cypher.query import Sort
 from hybridkg.bridge.sparql_to_cypher.scope import (
     Binding,
@@ -42,7 +44,7 @@ PIN = "WITH *"
 
 def bgp(planner: Planner, triples: list[tuple[Any, Any, Any]], row: Scope, out: list[str]) -> Scope:
     """Append the ``MATCH`` clauses of ``triples`` joined with ``row``; return the variables they bind."""
-    keys = {k for t in triples for x in (t[0], t[2]) if (k := key_of(x))}
+    keys = {k for t in triples for x in t if (k := key_of(x))}
     require_certain(keys & row.keys(), row, what="a join")
     clauses: list[str] = []
     known: dict[str, Sort] = {}
@@ -78,6 +80,8 @@ def _sorts(planner: Planner, triples: list[tuple[Any, Any, Any]], row: Scope) ->
         if key is None:
             return False
         if known.get(key, sort) is not sort:
+            if Sort.TERM in (sort, known[key]):
+                raise Unsupported(f"?{key} bound by a variable predicate and used elsewhere")
             raise NoMatch  # a node in one triple pattern, a literal in another: no term is both
         changed = key not in known
         known[key] = sort
@@ -92,7 +96,10 @@ def _sorts(planner: Planner, triples: list[tuple[Any, Any, Any]], row: Scope) ->
                     if isinstance(end, Literal) or known.get(key_of(end) or "") is Sort.VALUE:
                         raise Unsupported(f"{p} from or to a literal (its zero-length match is the literal itself)")
             changed |= note(key_of(s), Sort.NODE)
-            if isinstance(p, Path):
+            if isinstance(p, Variable):
+                changed |= note(key_of(p), Sort.TERM)
+                changed |= note(key_of(o), Sort.TERM)
+            elif isinstance(p, Path):
                 changed |= note(key_of(o), Sort.NODE)
             elif isinstance(p, URIRef) and p != RDF.type:
                 rt, pk = _names(planner, p)
@@ -133,7 +140,8 @@ def _triple(
     planner: Planner, s: Any, p: Any, o: Any, known: dict[str, Sort], done: set[str], clauses: list[str]
 ) -> None:
     if isinstance(p, Variable):
-        raise Unsupported("a variable predicate (?s ?p ?o)")
+        _any_triple(planner, s, p, o, done, clauses)
+        return
     if isinstance(p, Path):
         _path(planner, s, p, o, done, clauses)
         return
@@ -178,6 +186,52 @@ def _triple(
         else:
             clauses.append(f"MATCH {spat} UNWIND {values} AS {cypher(okey)}")
     _mark(s, done)
+    _mark(o, done)
+
+
+def _any_triple(planner: Planner, s: Any, p: Variable, o: Any, done: set[str], clauses: list[str]) -> None:
+    """``?s ?p ?o``: the subject's relationships, property values and labels (``rdf:type``), as a ``UNION ALL`` of
+    three branches binding ``?p`` and ``?o`` to tagged terms (:data:`Sort.TERM`). Refused unless ``?p`` and ``?o``
+    occur nowhere else in the pattern (their terms are of no kind known in advance)."""
+    if not isinstance(planner.mapping, NameTable):
+        raise Unsupported("a variable predicate (?s ?p ?o): the mapping does not list its names")
+    pk, ok, sk = key_of(p), key_of(o), key_of(s)
+    named = [k for k in (pk, ok, sk) if k is not None]
+    if pk in done or (ok is not None and ok in done) or len(set(named)) < len(named):
+        raise Unsupported("a variable predicate (?s ?p ?o) sharing ?p or ?o with another pattern")
+    sv, spat = _node(planner, s, done, clauses)
+    if spat != f"({sv})":
+        clauses.append(f"MATCH {spat}")
+    table = planner.params.add(planner.mapping.names())
+    rdf_type = planner.params.add(str(RDF.type))
+    pv = cypher(pk or "")
+    ov = cypher(ok) if ok is not None else planner.fresh("o")
+    r, n, k, v, lab = (planner.fresh(x) for x in ("r", "n", "k", "v", "c"))
+    tags = {"i": query.IRI_TAG, "b": query.BNODE_TAG, "l": query.LITERAL_TAG}
+    node = (f"CASE WHEN {emit.uri_of(n)} IS NULL THEN ['{tags['b']}', {emit.bnode_of(n)}] "
+            f"ELSE ['{tags['i']}', {emit.uri_of(n)}] END")
+    value = f"{sv}[{k}]"
+    branches = [
+        f"MATCH ({sv})-[{r}]->{emit.node_pattern(n)} "
+        f"RETURN ['{tags['i']}', {table}[type({r})]] AS {pv}, {node} AS {ov}",
+        f"UNWIND [{k} IN keys({sv}) WHERE NOT {k} IN ['{URI}', '{BNODE}']] AS {k} "
+        f"UNWIND CASE WHEN typeOf({value}) = 'List' THEN {value} ELSE [{value}] END AS {v} "
+        f"RETURN ['{tags['i']}', {table}[{k}]] AS {pv}, ['{tags['l']}', typeOf({v}), {v}] AS {ov}",
+        f"UNWIND [{lab} IN labels({sv}) WHERE {lab} <> '{RESOURCE}'] AS {lab} "
+        f"RETURN ['{tags['i']}', {rdf_type}] AS {pv}, ['{tags['i']}', {table}[{lab}]] AS {ov}",
+    ]
+    clauses.append("CALL { " + " UNION ALL ".join(f"WITH {sv} {b}" for b in branches) + " }")
+    if ok is None:
+        if isinstance(o, URIRef):
+            const: list[Any] = [query.IRI_TAG, str(o)]
+        elif isinstance(o, Literal):
+            val = planner.term_value(o)
+            const = [query.LITERAL_TAG, emit.type_name(val), val]
+        else:
+            raise Unsupported(f"the object {o!r} of a variable predicate")
+        clauses.append(f"WITH * WHERE {ov} = {planner.params.add(const)}")
+    _mark(s, done)
+    _mark(p, done)
     _mark(o, done)
 
 

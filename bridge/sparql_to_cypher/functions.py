@@ -50,6 +50,17 @@ class PlainStrings(Protocol):
         ...
 
 
+@runtime_checkable
+class NameTable(Protocol):
+    """An optional ability of a :class:`Mapping`: every label, relationship type and property key it gives, with the
+    IRI each names. Variable predicates need it (a relationship's type is read back to its IRI in the statement);
+    without it they are refused."""
+
+    def names(self) -> dict[str, str]:
+        """Name -> IRI."""
+        ...
+
+
 class EKind(StrEnum):
     NODE = "node"  # a :Resource node
     IRI = "iri"  # a string holding an IRI (a constant, datatype())
@@ -121,6 +132,8 @@ class Compiler:
         sort = self.scope.get(v)
         if sort is None:
             return NULL
+        if sort is Sort.TERM:
+            raise Unsupported(f"an expression over ?{v}, which a variable predicate binds to any kind of term")
         return Expr(emit.var(v), EKind.NODE if sort is Sort.NODE else EKind.VALUE)
 
     def literal(self, lit: Literal) -> Expr:

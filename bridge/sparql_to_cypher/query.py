@@ -15,7 +15,7 @@ from typing import Any
 
 from pyoxigraph import BlankNode, Literal, NamedNode, Triple
 
-from hybridkg.bridge.base import Mapping
+from hybridkg.bridge.base import Mapping, Value
 from hybridkg.errors import InvalidInput
 
 Term = NamedNode | BlankNode | Literal
@@ -29,6 +29,7 @@ class Sort(StrEnum):
 
     NODE = "node"  # an IRI or a blank node: a :Resource node
     VALUE = "value"  # a literal: a property value
+    TERM = "term"  # any term (what a variable predicate binds): a tagged list, see :func:`term_list`
 
 
 class Kind(StrEnum):
@@ -92,9 +93,26 @@ def _instantiate(t: TemplateTerm, binding: dict[str, Term | None], row: int) -> 
     return t.term
 
 
+#: The tags of a :data:`Sort.TERM` value: ``['i', iri]``, ``['b', blank node key]``, ``['l', typeOf(value), value]``
+#: (the type keeps ``1`` and ``1.0`` apart in Cypher's list equality and DISTINCT).
+IRI_TAG, BNODE_TAG, LITERAL_TAG = "i", "b", "l"
+
+
+def _any_term(value: Any, mapping: Mapping) -> Term:
+    if isinstance(value, list) and len(value) == 2 and value[0] == IRI_TAG and isinstance(value[1], str):
+        return NamedNode(value[1])
+    if isinstance(value, list) and len(value) == 2 and value[0] == BNODE_TAG and isinstance(value[1], str):
+        return BlankNode(value[1])
+    if isinstance(value, list) and len(value) == 3 and value[0] == LITERAL_TAG and isinstance(value[2], Value):
+        return mapping.to_literal(value[2])
+    raise InvalidInput(f"a term column holds {value!r}, not a tagged term")
+
+
 def _term(value: Any, sort: Sort, mapping: Mapping) -> Term | None:
     if value is None:
         return None
+    if sort is Sort.TERM:
+        return _any_term(value, mapping)
     if sort is Sort.NODE:
         if not isinstance(value, str):
             raise InvalidInput(f"a node column holds {type(value).__name__}, not a string")

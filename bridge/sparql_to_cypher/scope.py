@@ -77,7 +77,7 @@ def binds(node: Any) -> set[str]:
     """The variables a pattern can bind (what it shares with the patterns it is joined with)."""
     name = node.name
     if name == "BGP":
-        return {k for t in node.triples for x in (t[0], t[2]) if (k := key_of(x))}
+        return {k for t in node.triples for x in t if (k := key_of(x))}
     if name in ("Join", "LeftJoin", "Union"):
         return binds(node.p1) | binds(node.p2)
     if name == "Minus":

@@ -83,3 +83,39 @@ def test_regex_is_rewritten_into_the_engines_syntax() -> None:
 def test_regex_outside_the_safe_subset_is_refused(pattern: str, flags: str, names: str) -> None:
     with pytest.raises(Unsupported, match=names):
         translate_regex(pattern, flags)
+
+
+class NamedMapping(DictMapping):
+    """The test mapping listing its names, as variable predicates need."""
+
+    def names(self) -> dict[str, str]:
+        return {n: iri for table in (self.labels, self.relationships, self.properties) for iri, n in table.items()}
+
+
+NAMED = NamedMapping(MAPPING.labels, MAPPING.relationships, MAPPING.properties)
+
+
+@pytest.mark.parametrize(
+    ("query", "names"),
+    [
+        ("SELECT * WHERE { ?s ?p ?o . ?o :name ?n }", "used elsewhere"),
+        ("SELECT * WHERE { ?s ?p ?o . ?t ?p ?u }", "sharing"),
+        ("SELECT * WHERE { ?s ?p ?s }", "used elsewhere"),
+        ("SELECT * WHERE { ?s ?p ?o FILTER(isIRI(?o)) }", "any kind of term"),
+        ("SELECT ?s WHERE { ?s ?p ?o } ORDER BY ?o", "any kind of term"),
+        ("SELECT ?p (COUNT(*) AS ?n) WHERE { ?s ?p ?o } GROUP BY ?p", "any kind of term"),
+    ],
+)
+def test_a_variable_predicates_terms_are_only_projected(query: str, names: str) -> None:
+    with pytest.raises(Unsupported, match=names):
+        translate(P + query, NAMED)
+
+
+def test_a_variable_predicate_reads_relationships_properties_and_labels() -> None:
+    c = translate(P + "SELECT DISTINCT ?p ?o WHERE { :a ?p ?o }", NAMED)
+    assert c.text.count("UNION ALL") == 2
+    for reader in ("type(", "keys(", "labels("):
+        assert reader in c.text
+    assert {"http://e/knows", "http://www.w3.org/1999/02/22-rdf-syntax-ns#type"} <= {
+        v for p in c.params.values() for v in (p.values() if isinstance(p, dict) else [p])
+    }
