@@ -195,7 +195,8 @@ def test_translate_to_sparql_is_the_cli_json_and_answers_like_the_cypher(bridged
 @pytest.mark.parametrize(
     ("query", "to", "domain", "error", "message"),
     [
-        ("SELECT ?s WHERE { ?s ?p ?o }", "cypher", "crm", errors.Unsupported, "variable predicate"),
+        ("SELECT ?s WHERE { SERVICE <http://x.example/> { ?s a ?c } }", "cypher", "crm", errors.Unsupported,
+         "Service"),
         ("CREATE (n:Company)", "sparql", "crm", errors.Unsupported, "CREATE"),
         ("SELEC ?s", "cypher", "crm", errors.InvalidQuery, "line 1"),
         ("SELECT ?s WHERE { ?s a ?c }", "gremlin", "crm", errors.InvalidInput, "'gremlin'"),
