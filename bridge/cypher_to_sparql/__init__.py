@@ -30,7 +30,9 @@ What a query means in SPARQL:
   :class:`~hybridkg.bridge.base.Mapping` does not say which, so :func:`translate` takes the mapping's ``schema``
   and refuses such keys; without it, it assumes the schema-independent mapping (a scalar when one value).
 * Values compare as Cypher compares them (``expr.py``): numbers by value, other values only when they are the same
-  literal, strings by their Cypher string (a language-tagged literal's encoding), null as SPARQL's error/unbound.
+  literal, strings by their Cypher string (a language-tagged literal's encoding), booleans false < true, null as
+  SPARQL's error/unbound. A condition (WHERE, AND/OR/XOR/NOT) that is not a boolean is null, never SPARQL's
+  effective boolean value.
 * ``collect(x)`` is a string column listed in :attr:`SparqlQuery.lists`: :func:`decode_list` gives its terms
   (``lists.py``); a list from a WITH can be returned, but no list operation (``size``, ``IN``, ...) is translated.
 * Parameters take the values given to :func:`translate` (escaped terms); ``UNWIND $list AS x`` is
@@ -40,13 +42,13 @@ What a query means in SPARQL:
   label expressions, ``ORDER BY`` a node.
 
 Assumptions: a literal is a Cypher number when it is an ``xsd:integer`` within int64 or a finite ``xsd:double``
-(not -0), a boolean when ``xsd:boolean``, else a string: what ``values.to_value`` makes of the literal in canonical
-form. The store keeps such literals as values (oxigraph reads ``"1.5E0"^^xsd:double`` back as ``"1.5"``), so the
-graph must have been mapped from canonical forms. DISTINCT, grouping and ``count(DISTINCT)`` take ``1`` and ``1.0``
-for one value, as Cypher does (a normalised key, a sample of the values). FalkorDB departs from openCypher in ways
-the translation does not follow (tests/integration/test_cypher_to_sparql.py lists them: no relationship
-isomorphism, parallel relationships matched once, variable-length paths that skip node revisits, ``sum`` of
-integers as a float, type errors where openCypher says null).
+(not -0), a boolean when ``xsd:boolean``, else a string: what ``values.to_value`` makes of the literal in the form
+the store gives it (Oxigraph keeps numbers as values: ``"1.5E0"^^xsd:double`` reads back ``"1.5"``, ``"007"`` as
+``"7"``), so the graph must have been mapped from the store's triples, as the sync does. DISTINCT, grouping and
+``count(DISTINCT)`` take ``1`` and ``1.0`` for one value, as Cypher does (a normalised key, a sample of the values).
+FalkorDB departs from openCypher in ways the translation does not follow (tests/integration/test_cypher_to_sparql.py
+lists them: no relationship isomorphism, parallel relationships matched once, variable-length paths that skip node
+revisits, ``sum`` of integers as a float, type errors where openCypher says null).
 """
 
 from __future__ import annotations

@@ -115,8 +115,15 @@ def compare(op: str, a: Operand, b: Operand) -> str:
         raise Unsupported("ordering comparison of nodes")
     out = NULL
     out = _if(_both("str", a, b), f"({_enc(a)} {op} {_enc(b)})", out)
-    out = _if(_both("bool", a, b), f"({a.text} {op} {b.text})", out)
+    out = _if(_both("bool", a, b), f"({_bit(a)} {op} {_bit(b)})", out)  # SPARQL does not order booleans
     return _if(_both("num", a, b), f"({a.text} {op} {b.text})", out)
+
+
+def _bit(op: Operand) -> str:
+    """A boolean as 0 or 1 (false < true, as Cypher orders them)."""
+    if op.const is not None:
+        return "1" if to_value(op.const) is True else "0"
+    return f"IF({op.text}, 1, 0)"
 
 
 def _string_predicate(fn: str, a: Operand, b: Operand) -> str:
@@ -130,8 +137,14 @@ class Translator:
         self.r = resolver
 
     def condition(self, e: ast.AstNode) -> str:
-        """A boolean SPARQL expression (a FILTER's)."""
-        return self.operand(e).text
+        """A boolean SPARQL expression (a FILTER's, an operand of AND/OR/XOR/NOT). A value that is not a boolean is
+        null here (Cypher raises a type error), never SPARQL's effective boolean value (``'a'`` is not true)."""
+        op = self.operand(e)
+        if op.node:
+            raise Unsupported("a node used as a condition")
+        if isinstance(e, ast.Identifier | ast.Property | ast.Parameter | ast.Coalesce) or op.const is not None:
+            return _if(_is("bool", op), op.text, NULL)
+        return op.text
 
     def operand(self, e: ast.AstNode) -> Operand:  # noqa: C901 - one case per construct
         match e:
@@ -150,6 +163,9 @@ class Translator:
             case ast.And() | ast.Or():
                 sep = " && " if isinstance(e, ast.And) else " || "
                 return Operand(f"({self.condition(e.this)}{sep}{self.condition(e.expression)})")
+            case ast.Xor():  # null when either side is null, as IF's condition and !b are errors then
+                a, b = self.condition(e.this), self.condition(e.expression)
+                return Operand(f"IF({a}, !{b}, {b})")
             case ast.Not():
                 return Operand(f"(!{self.condition(e.this)})")
             case ast.EQ():

@@ -73,7 +73,6 @@ def test_syntax_errors_name_the_position(mapping: RdfMapping, query: str, positi
         ("MATCH (a:Person) RETURN *", r"RETURN \*"),
         ("MATCH (a:Person) WHERE a.name =~ '(?i)a' RETURN a", "Java regex"),
         ("MATCH (a:Person) RETURN sum(a)", "sum"),
-        ("MATCH (a:Person) RETURN a.name XOR true", "Xor"),
         ("MATCH (a:Person) RETURN a.name.x", "Property"),
         ("MATCH (a:Person) RETURN {name: a.name}", "Map"),
         ("MATCH (a:Person) RETURN a.bnode", "bnode"),

@@ -311,3 +311,25 @@ def test_coalesce(kb: tuple[RdfMapping, Store]) -> None:
     assert run(kb, "MATCH (p:Person) WHERE coalesce(p.age, p.height) IS NULL RETURN p") == [("c",)]
     assert run(kb, "MATCH (p:Person) WHERE (p.age > 25) IS NULL RETURN p") == [("c",)]
     assert bag(run(kb, "MATCH (p:Person) WHERE (p.age > 25) IS NOT NULL RETURN p")) == bag([("a",), ("b",)])
+
+
+def test_booleans_are_ordered_as_cypher_orders_them(kb: tuple[RdfMapping, Store]) -> None:
+    # false < true in Cypher; SPARQL (Oxigraph) orders no booleans, so the translation compares them as 0 and 1
+    rows = run(kb, "UNWIND [true, false] AS b UNWIND [true, false] AS c WITH b, c WHERE b > c RETURN b, c")
+    assert rows == [(True, False)]
+    assert bag(run(kb, "UNWIND [true, false, 1] AS b WITH b WHERE b >= false RETURN b")) == bag([(True,), (False,)])
+
+
+def test_xor_is_null_when_either_side_is(kb: tuple[RdfMapping, Store]) -> None:
+    rows = run(kb, "UNWIND [true, false, null] AS a UNWIND [true, false, null] AS b RETURN a, b, a XOR b AS x")
+    expected = [
+        (a, b, None if a is None or b is None else a != b) for a in (True, False, None) for b in (True, False, None)
+    ]
+    assert bag(rows) == bag(expected)
+
+
+def test_only_booleans_are_conditions(kb: tuple[RdfMapping, Store]) -> None:
+    # Cypher raises a type error for a string in WHERE or under AND/OR/NOT: null here, not SPARQL's truthy "Ann"
+    assert run(kb, "MATCH (p:Person) WHERE p.name RETURN p") == []
+    assert run(kb, "MATCH (p:Person) WHERE NOT (p.name OR false) RETURN p") == []
+    assert run(kb, "UNWIND [true, false, 'x'] AS b WITH b WHERE b RETURN b") == [(True,)]
