@@ -20,7 +20,7 @@ from rdflib import Variable
 from hybridkg.bridge.sparql_to_cypher import emit
 from hybridkg.bridge.sparql_to_cypher.functions import VALUES, EKind
 from hybridkg.bridge.sparql_to_cypher.query import Sort
-from hybridkg.bridge.sparql_to_cypher.scope import Binding, Scope, cypher
+from hybridkg.bridge.sparql_to_cypher.scope import Binding, Scope, cypher, expr_vars
 from hybridkg.errors import Unsupported
 
 if TYPE_CHECKING:
@@ -40,8 +40,6 @@ def aggregate(planner: Planner, node: Any, row: Scope, out: list[str]) -> Scope:
             raise Unsupported("GROUP BY an expression")
         if str(k) not in own:
             raise Unsupported(f"GROUP BY ?{k}, which the pattern does not bind")
-        if own[str(k)].sort is Sort.TERM:
-            raise Unsupported(f"GROUP BY ?{k}, which a variable predicate binds to any kind of term")
         keys.append(str(k))
     if not row.keys() <= set(keys):
         raise Unsupported("aggregation in a group joined with other patterns on variables it does not group by")
@@ -71,6 +69,15 @@ def aggregate(planner: Planner, node: Any, row: Scope, out: list[str]) -> Scope:
                 planner.aliases[res] = key
             result[res] = Binding(own[key].sort, own[key].certain)
             continue
+        if name == "Aggregate_Count" and isinstance(agg.vars, Variable) and _is_term(own, agg.vars):
+            # a tagged term: null when unbound, and its tags keep distinct terms distinct (1 and 1.0 too)
+            first.append(f"count({'DISTINCT ' if distinct else ''}{cypher(str(agg.vars))}) AS {tmp}")
+            second.append(f"{tmp} AS {target}")
+            result[res] = Binding(Sort.VALUE, True)
+            continue
+        if name != "Aggregate_Count" and any(_is_term(own, Variable(v)) for v in expr_vars(agg.vars)):
+            # SPARQL's aggregate errs on an IRI or blank node, where Cypher's collect() would drop the null
+            raise Unsupported(f"{name[10:].upper()} over a variable that may be an IRI, a blank node or a literal")
         x = comp.compile(agg.vars)
         if name == "Aggregate_Count":
             item = _distinct_item(x) if distinct else x.text
@@ -101,6 +108,10 @@ def aggregate(planner: Planner, node: Any, row: Scope, out: list[str]) -> Scope:
     out.append(emit.with_clause(first))
     out.append(emit.with_clause([*(cypher(k) for k in sorted(row)), *second]))
     return result
+
+
+def _is_term(scope: Scope, v: Variable) -> bool:
+    return str(v) in scope and scope[str(v)].sort is Sort.TERM
 
 
 def _distinct_item(x: Any) -> str:

@@ -35,7 +35,7 @@ from rdflib.namespace import XSD
 
 from hybridkg.bridge.base import Mapping
 from hybridkg.bridge.sparql_to_cypher import emit
-from hybridkg.bridge.sparql_to_cypher.query import Sort
+from hybridkg.bridge.sparql_to_cypher.query import BNODE_TAG, IRI_TAG, LITERAL_TAG, Sort
 from hybridkg.errors import Unsupported
 
 
@@ -121,7 +121,15 @@ class Compiler:
             return self.literal(e)
         if isinstance(e, BNode):
             raise Unsupported("a blank node in an expression")
-        handler = _HANDLERS.get(getattr(e, "name", ""))
+        name = getattr(e, "name", "")
+        arg = e["arg"] if isinstance(e, dict) and "arg" in e else None
+        if name in _TERM_TESTS and isinstance(arg, Variable) and self.scope.get(str(arg)) is Sort.TERM:
+            x = emit.var(str(arg))
+            test = f"({x} IS NOT NULL)" if name == "Builtin_BOUND" else f"({x}[0] = '{_TERM_TESTS[name]}')"
+            return Expr(test, EKind.BOOL)
+        if _term_sensitive(e) and any(self.scope.get(str(v)) is Sort.TERM for v in _direct_variables(e)):
+            raise Unsupported(f"{name} of a variable that may be an IRI, a blank node or a literal")
+        handler = _HANDLERS.get(name)
         if handler is None:
             raise Unsupported(f"the SPARQL expression {getattr(e, 'name', type(e).__name__)}")
         return handler(self, e)
@@ -133,7 +141,10 @@ class Compiler:
         if sort is None:
             return NULL
         if sort is Sort.TERM:
-            raise Unsupported(f"an expression over ?{v}, which a variable predicate binds to any kind of term")
+            # a tagged term read as a literal's value: its third item, which only a literal's list has (null, an
+            # error, for an IRI or blank node: SPARQL's answer wherever this reading is used; _term_sensitive names
+            # the other places)
+            return Expr(f"{emit.var(v)}[2]", EKind.VALUE)
         return Expr(emit.var(v), EKind.NODE if sort is Sort.NODE else EKind.VALUE)
 
     def literal(self, lit: Literal) -> Expr:
@@ -449,6 +460,31 @@ def translate_regex(pattern: str, flags: str) -> str:
             out.append(c)
         i += 1
     return ("(?i)" if flags else "") + "".join(out)
+
+
+#: Term tests answered from a tagged term's tag (bound: whether it is there).
+_TERM_TESTS = {"Builtin_BOUND": "", "Builtin_isIRI": IRI_TAG, "Builtin_isURI": IRI_TAG, "Builtin_isBLANK": BNODE_TAG,
+               "Builtin_isLITERAL": LITERAL_TAG}
+
+#: Where an IRI or blank node operand is not simply an error (so a tagged term cannot be read as a literal's value):
+#: RDF term equality, sameTerm, STR, isNumeric (false), IF and COALESCE (which return it).
+_SENSITIVE = {"Builtin_sameTerm", "Builtin_STR", "Builtin_isNUMERIC", "Builtin_IF", "Builtin_COALESCE"}
+
+
+def _term_sensitive(e: Any) -> bool:
+    name = getattr(e, "name", "")
+    return name in _SENSITIVE or (name == "RelationalExpression" and e["op"] in ("=", "!=", "IN", "NOT IN"))
+
+
+def _direct_variables(e: Any) -> list[Variable]:
+    out: list[Variable] = []
+    for k, v in e.items():
+        if k == "_vars":
+            continue
+        for x in v if isinstance(v, list) else [v]:
+            if isinstance(x, Variable):
+                out.append(x)
+    return out
 
 
 _HANDLERS: dict[str, Callable[[Compiler, Any], Expr]] = {

@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from rdflib import Variable
+
 from hybridkg.bridge.sparql_to_cypher import emit
 from hybridkg.bridge.sparql_to_cypher.functions import VALUES, Compiler, EKind, Expr
 from hybridkg.bridge.sparql_to_cypher.query import Sort
@@ -79,6 +81,8 @@ def solution(planner: Planner, node: Any, row: Scope, out: list[str], *, correla
             expr, desc = (c.expr, c.order == "DESC") if getattr(c, "name", "") == "OrderCondition" else (c, False)
             if distinct and not expr_vars(expr) <= set(columns):
                 raise Unsupported("ORDER BY an expression of unprojected variables with DISTINCT")
+            if isinstance(expr, Variable) and str(expr) in own and own[str(expr)].sort is Sort.TERM:
+                raise Unsupported(f"ORDER BY ?{expr}, which may be an IRI, a blank node or a literal")
             for key in order_keys(comp, comp.compile(expr)):
                 k = planner.fresh("k")
                 items.append(f"{key} AS {k}")

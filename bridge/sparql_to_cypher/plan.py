@@ -208,6 +208,9 @@ class Planner:
             return {**own, var: row[var]}  # a sub-SELECT's group key that its outer pattern binds
         if var in row or var in own:
             raise Unsupported(f"BIND of ?{var}, which the pattern around it binds too")
+        if isinstance(node.expr, Variable) and str(node.expr) in own and own[str(node.expr)].sort is Sort.TERM:
+            out.append(emit.with_clause(carried(merge(row, own)), [f"{cypher(str(node.expr))} AS {cypher(var)}"]))
+            return {**own, var: own[str(node.expr)]}
         temps: list[str] = []
         x = self.compiler(own, out, temps).compile(node.expr)
         if x.kind is EKind.IRI:

@@ -94,7 +94,8 @@ def _instantiate(t: TemplateTerm, binding: dict[str, Term | None], row: int) -> 
 
 
 #: The tags of a :data:`Sort.TERM` value: ``['i', iri]``, ``['b', blank node key]``, ``['l', typeOf(value), value]``
-#: (the type keeps ``1`` and ``1.0`` apart in Cypher's list equality and DISTINCT).
+#: (the type keeps ``1`` and ``1.0`` apart in Cypher's list equality and DISTINCT; only a literal's list has a third
+#: item, so ``x[2]`` is its value, and null for an IRI or blank node).
 IRI_TAG, BNODE_TAG, LITERAL_TAG = "i", "b", "l"
 
 
