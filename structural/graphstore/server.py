@@ -89,6 +89,19 @@ def _fits_socket(path: Path) -> bool:
     return len(os.fsencode(path)) <= MAX_SOCKET_PATH
 
 
+def _with_parent_death(command: list[str]) -> tuple[list[str], Callable[[], None] | None]:
+    """``command`` made to receive SIGTERM when the forking thread ends, and the ``preexec_fn`` that needs (if any).
+
+    util-linux's ``setpriv --pdeathsig`` sets it in the child and execs the server, so no Python code runs
+    between fork and exec: a ``preexec_fn`` does, which is unsafe in a process whose other threads hold locks
+    (a gRPC server's: the forked child died with SIGSEGV before exec, 2 starts in 5 inside a serving process).
+    Without ``setpriv`` the ``preexec_fn`` remains."""
+    setpriv = shutil.which("setpriv")
+    if setpriv is not None:
+        return [setpriv, "--pdeathsig", "TERM", "--", *command], None
+    return command, _die_with_parent()
+
+
 def _die_with_parent() -> Callable[[], None]:
     """A ``preexec_fn`` that has the kernel send the child SIGTERM when the forking thread ends."""
     prctl = ctypes.CDLL(None, use_errno=True).prctl  # looked up before the fork: the child only calls it
@@ -431,14 +444,16 @@ class ManagedFalkorDB:
         fd = os.open(self.log_file, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
         log = os.fdopen(fd, "ab")  # kept open for the child's lifetime, closed by _Child
 
+        argv, preexec = _with_parent_death(command)
+
         def popen() -> subprocess.Popen[bytes]:
             proc = subprocess.Popen(
-                command,
+                argv,
                 cwd=self.data_dir,
                 stdin=subprocess.PIPE,
                 stdout=log,
                 stderr=log,
-                preexec_fn=_die_with_parent(),
+                preexec_fn=preexec,
             )
             assert proc.stdin is not None
             with contextlib.suppress(OSError):  # a child that already died is reported by _wait_ready
