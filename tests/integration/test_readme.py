@@ -41,7 +41,7 @@ def test_readme_python_tour_runs(tmp_path: Path) -> None:
     assert "Helios" in out.stdout
 
 
-def test_readme_client_example_runs_against_a_served_knowledge_base() -> None:
+def test_readme_client_example_runs_against_a_served_knowledge_base(tmp_path: Path) -> None:
     from hybridkg.semantic import StoreBackend
     from hybridkg.server import load_settings
     from hybridkg.server.runtime import Runtime
@@ -50,6 +50,7 @@ def test_readme_client_example_runs_against_a_served_knowledge_base() -> None:
     block = next(b for b in _python_blocks() if "hybridkg.client" in b)
     settings = load_settings(environ={})
     settings.store.backend = StoreBackend.MEMORY
+    settings.structural.path = tmp_path / "structural"  # the bridge graph's FalkorDB (the example's Cypher)
     runtime = Runtime(settings)
     try:
         runtime.kb.ensure_domain("clinical", with_demo_data=True)
@@ -62,3 +63,5 @@ def test_readme_client_example_runs_against_a_served_knowledge_base() -> None:
     assert "https://hybridkg.dev/data/clinical/patient/" in out.stdout
     assert "strict" in out.stdout
     assert "Northshore" in out.stdout or "Brigid" in out.stdout
+    assert "('uri', 'p')" in out.stdout and "'Patient'" in out.stdout  # Cypher rows: nodes as JSON objects
+    assert "MATCH" in out.stdout  # the SPARQL's Cypher translation
