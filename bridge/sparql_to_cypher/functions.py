@@ -127,6 +127,10 @@ class Compiler:
             x = emit.var(str(arg))
             test = f"({x} IS NOT NULL)" if name == "Builtin_BOUND" else f"({x}[0] = '{_TERM_TESTS[name]}')"
             return Expr(test, EKind.BOOL)
+        if name in ("RelationalExpression", "Builtin_sameTerm"):
+            equality = self.term_equality(e)
+            if equality is not None:
+                return equality
         if _term_sensitive(e) and any(self.scope.get(str(v)) is Sort.TERM for v in _direct_variables(e)):
             raise Unsupported(f"{name} of a variable that may be an IRI, a blank node or a literal")
         handler = _HANDLERS.get(name)
@@ -135,6 +139,39 @@ class Compiler:
         return handler(self, e)
 
     # ------------------------------------------------------------------------------------------ terms
+
+    def term_equality(self, e: Any) -> Expr | None:
+        """``=``, ``!=``, ``IN``, ``NOT IN`` or sameTerm between a term of unknown kind (:data:`Sort.TERM`) and IRIs or
+        node variables: RDF term equality, exact on the tagged lists (an IRI never equals a literal; no error but
+        an unbound operand). ``None`` when the expression is not of this shape."""
+        if e.name == "Builtin_sameTerm":
+            op, left, rights = "=", e.arg1, [e.arg2]
+        elif e.op in ("=", "!="):
+            op, left, rights = e.op, e.expr, [e.other]
+        elif e.op in ("IN", "NOT IN") and e.other:
+            op, left, rights = e.op, e.expr, list(e.other)
+        else:
+            return None
+        if not self._is_term(left) and len(rights) == 1 and self._is_term(rights[0]) and op in ("=", "!="):
+            left, rights = rights[0], [left]
+        if not self._is_term(left) or not all(self._taggable(r) for r in rights):
+            return None
+        x = emit.var(str(left))
+        test = "(" + " OR ".join(f"{x} = {self._tagged(r)}" for r in rights) + ")"
+        return Expr(f"(NOT {test})" if op in ("!=", "NOT IN") else test, EKind.BOOL)
+
+    def _is_term(self, e: Any) -> bool:
+        return isinstance(e, Variable) and self.scope.get(str(e)) is Sort.TERM
+
+    def _taggable(self, e: Any) -> bool:
+        return isinstance(e, URIRef) or (isinstance(e, Variable) and self.scope.get(str(e)) is Sort.NODE)
+
+    def _tagged(self, e: Any) -> str:
+        if isinstance(e, URIRef):
+            return self.params.add([IRI_TAG, str(e)])
+        v = emit.var(str(e))
+        bnode, iri = f"['{BNODE_TAG}', {emit.bnode_of(v)}]", f"['{IRI_TAG}', {emit.uri_of(v)}]"
+        return f"(CASE WHEN {emit.uri_of(v)} IS NULL THEN {bnode} ELSE {iri} END)"
 
     def variable(self, v: str) -> Expr:
         sort = self.scope.get(v)

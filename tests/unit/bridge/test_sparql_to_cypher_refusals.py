@@ -102,7 +102,8 @@ NAMED = NamedMapping(MAPPING.labels, MAPPING.relationships, MAPPING.properties)
         ("SELECT * WHERE { ?s ?p ?s }", "used elsewhere"),
         ("SELECT * WHERE { ?s ?p ?o FILTER(?o = 1) }", "RelationalExpression of a variable that may be an IRI"),
         ("SELECT * WHERE { ?s ?p ?o FILTER(str(?o) = 'a') }", "Builtin_STR of a variable"),
-        ("SELECT * WHERE { ?s ?p ?o FILTER(sameTerm(?o, ?p)) }", "sameTerm of a variable"),
+        ("SELECT * WHERE { ?s ?p ?o FILTER(sameTerm(?o, 'a')) }", "sameTerm of a variable"),
+        ("SELECT * WHERE { ?s ?p ?o FILTER(?o IN (:a, 1)) }", "RelationalExpression of a variable"),
         ("SELECT ?s WHERE { ?s ?p ?o } ORDER BY ?o", "ORDER BY .o, which may be"),
         ("SELECT ?p (SAMPLE(?o) AS ?n) WHERE { ?s ?p ?o } GROUP BY ?p", "SAMPLE over a variable that may be"),
         ("SELECT (SUM(?o + 1) AS ?n) WHERE { ?s :both ?o }", "SUM over a variable that may be"),
@@ -118,6 +119,13 @@ def test_a_term_of_unknown_kind_is_tested_by_its_tag_and_read_as_a_literal_elsew
     c = translate(P + "SELECT ?s WHERE { ?s :both ?o FILTER(isIRI(?o) || ?o > 2) }", NAMED)
     assert "v_o[0] = 'i'" in c.text
     assert "v_o[2]" in c.text  # a literal's value: only a literal's list has a third item
+
+
+def test_a_term_of_unknown_kind_equals_iris_and_nodes_by_its_tagged_list() -> None:
+    c = translate(P + "SELECT ?s WHERE { ?s ?p ?o FILTER(?p = :knows || ?o != ?s || sameTerm(?p, :name)) }", NAMED)
+    assert "v_p = $" in c.text
+    assert "(NOT (v_o = (CASE WHEN v_s.`uri` IS NULL" in c.text
+    assert ["i", "http://e/knows"] in c.params.values()
 
 
 def test_a_variable_predicate_reads_relationships_properties_and_labels() -> None:
