@@ -46,8 +46,10 @@ PIN = "WITH *"
 
 
 def _plain_match(clause: str) -> bool:
-    """A ``MATCH`` clause with nothing after its pattern but a ``WHERE`` (FalkorDB plans a run of them together)."""
-    return clause.startswith("MATCH ") and not any(k in clause for k in (" UNWIND ", " CALL ", " WITH "))
+    """A ``MATCH`` clause with nothing but its pattern, which FalkorDB plans together with the run it follows (a
+    ``WHERE`` keeps its pin before it, as when every relationship was pinned: FalkorDB may evaluate a condition
+    before an earlier ``UNWIND`` binds what it reads)."""
+    return clause.startswith("MATCH ") and not any(k in clause for k in (" WHERE ", " UNWIND ", " CALL ", " WITH "))
 
 
 def bgp(planner: Planner, triples: list[tuple[Any, Any, Any]], row: Scope, out: list[str]) -> Scope:
