@@ -66,6 +66,8 @@ _DOWN = (redis.ConnectionError, redis.TimeoutError)
 _NOT_READ_ONLY = ("executed only on read-only queries", "graph operation on empty key")
 _SENT = threading.local()  # .flag: a command of the current call left for the server (see _MarksSends)
 _READ, _WRITE = "GRAPH.RO_QUERY", "GRAPH.QUERY"
+_STATS = threading.local()  # .last: the statistics of the last reply in this thread
+_SERVER_TIME = "Query internal execution time:"
 
 if TYPE_CHECKING:
     _Connection = AbstractConnection
@@ -269,9 +271,18 @@ class FalkorDBGraphStore(CypherGraphStore):
             reply = self._client().execute_command(command, self._graph_name, text, *extra, *version)
             moved = mismatch(reply)
             if moved is None:
-                return check(reply)
+                _STATS.last = check(reply)[-1]
+                return reply
             self._schema = self._read_schema(moved)
         raise BackendUnavailable(f"the schema of the FalkorDB graph {self._graph_name} kept changing under a query")
+
+    def server_ms(self) -> float | None:
+        """FalkorDB's own time for the last statement this thread ran (its reply's "internal execution time": parse,
+        plan and execute, without the socket and the decoding), in milliseconds."""
+        for line in getattr(_STATS, "last", ()):
+            if isinstance(line, str) and line.startswith(_SERVER_TIME):
+                return float(line[len(_SERVER_TIME) :].split()[0])
+        return None
 
     def _read_schema(self, version: int | None = None) -> Schema:
         """The graph's schema at its current version (``version``: the server's, when a refusal just said it)."""
