@@ -110,9 +110,8 @@ def _sorts(planner: Planner, triples: list[tuple[Any, Any, Any]], row: Scope) ->
                         raise Unsupported(f"{p} from or to a literal (its zero-length match is the literal itself)")
             changed |= note(key_of(s), Sort.NODE)
             if isinstance(p, Variable):
-                changed |= note(key_of(p), Sort.TERM)
-                changed |= note(key_of(o), Sort.TERM)
-            elif isinstance(p, Path):
+                continue  # ?p and ?o: what other patterns say, else any term (below)
+            if isinstance(p, Path):
                 changed |= note(key_of(o), Sort.NODE)
             elif isinstance(p, URIRef) and p != RDF.type:
                 rt, pk = _names(planner, p)
@@ -120,9 +119,13 @@ def _sorts(planner: Planner, triples: list[tuple[Any, Any, Any]], row: Scope) ->
                     changed |= note(key_of(o), Sort.NODE)
                 elif pk is not None and rt is None:
                     changed |= note(key_of(o), Sort.VALUE)
-    for _, p, o in triples:  # the object of a predicate with IRI and literal objects, known from nowhere else
+    for _, p, o in triples:  # a variable predicate, its object, and the object of a predicate with IRI and literal
+        # objects, known from nowhere else: any term
         k = key_of(o)
-        if k is not None and k not in known and isinstance(p, URIRef) and p != RDF.type and all(_names(planner, p)):
+        if isinstance(p, Variable):
+            known.setdefault(str(p), Sort.TERM)
+        either = isinstance(p, Variable) or (isinstance(p, URIRef) and p != RDF.type and all(_names(planner, p)))
+        if k is not None and k not in known and either:
             known[k] = Sort.TERM
     return known
 
@@ -157,7 +160,7 @@ def _triple(
     planner: Planner, s: Any, p: Any, o: Any, known: dict[str, Sort], done: set[str], clauses: list[str]
 ) -> None:
     if isinstance(p, Variable):
-        _any_triple(planner, s, p, o, done, clauses)
+        _any_triple(planner, s, p, o, known, done, clauses)
         return
     if isinstance(p, Path):
         _path(planner, s, p, o, done, clauses)
@@ -232,37 +235,77 @@ def _either(planner: Planner, sv: str, spat: str, rt: str, pk: str, okey: str, c
     clauses.append(f"CALL {{ WITH {sv} {rel} UNION ALL WITH {sv} {val} }}")
 
 
-def _any_triple(planner: Planner, s: Any, p: Variable, o: Any, done: set[str], clauses: list[str]) -> None:
+def _any_triple(
+    planner: Planner, s: Any, p: Variable, o: Any, known: dict[str, Sort], done: set[str], clauses: list[str]
+) -> None:
     """``?s ?p ?o``: the subject's relationships, property values and labels (``rdf:type``), as a ``UNION ALL`` of
-    three branches binding ``?p`` and ``?o`` to tagged terms (:data:`Sort.TERM`). Refused unless ``?p`` and ``?o``
-    occur nowhere else in the pattern (their terms are of no kind known in advance)."""
+    three branches. A new ``?p``/``?o`` is a tagged term (:data:`Sort.TERM`) unless other patterns make it a node
+    (then a branch returns the predicate's or class's own node, which exists when it is a subject or object anywhere)
+    or ``?o`` a literal; one bound before is checked against instead (node identity, same term, list equality);
+    a branch that cannot give the object's kind is left out."""
     if not isinstance(planner.mapping, NameTable):
         raise Unsupported("a variable predicate (?s ?p ?o): the mapping does not list its names")
     pk, ok, sk = key_of(p), key_of(o), key_of(s)
     named = [k for k in (pk, ok, sk) if k is not None]
-    if pk in done or (ok is not None and ok in done) or len(set(named)) < len(named):
-        raise Unsupported("a variable predicate (?s ?p ?o) sharing ?p or ?o with another pattern")
+    if pk is None or len(set(named)) < len(named):
+        raise Unsupported("a variable predicate (?s ?p ?o) with a variable in two of its places")
+    p_sort = known.get(pk, Sort.TERM)
+    o_sort = known.get(ok, Sort.TERM) if ok is not None else Sort.TERM
+    if p_sort is Sort.VALUE:
+        raise NoMatch  # a predicate is an IRI, never a literal
     sv, spat = _node(planner, s, done, clauses)
     if spat != f"({sv})":
         clauses.append(f"MATCH {spat}")
     table = planner.params.add(planner.mapping.names())
     rdf_type = planner.params.add(str(RDF.type))
-    pv = cypher(pk or "")
+    pv = cypher(pk)
     ov = cypher(ok) if ok is not None else planner.fresh("o")
+    p_bound, o_bound = pk in done, ok is not None and ok in done
+    imports = [sv, *([pv] if p_bound else []), *([ov] if o_bound else [])]
+    unit = planner.fresh("u")
     r, n, k, v, lab = (planner.fresh(x) for x in ("r", "n", "k", "v", "c"))
-    tags = {"i": query.IRI_TAG, "b": query.BNODE_TAG, "l": query.LITERAL_TAG}
-    node = _node_tag(n)
-    value = f"{sv}[{k}]"
-    branches = [
-        f"MATCH ({sv})-[{r}]->{emit.node_pattern(n)} "
-        f"RETURN ['{tags['i']}', {table}[type({r})]] AS {pv}, {node} AS {ov}",
-        f"UNWIND [{k} IN keys({sv}) WHERE NOT {k} IN ['{URI}', '{BNODE}']] AS {k} "
-        f"UNWIND CASE WHEN typeOf({value}) = 'List' THEN {value} ELSE [{value}] END AS {v} "
-        f"RETURN ['{tags['i']}', {table}[{k}]] AS {pv}, ['{tags['l']}', typeOf({v}), {v}] AS {ov}",
-        f"UNWIND [{lab} IN labels({sv}) WHERE {lab} <> '{RESOURCE}'] AS {lab} "
-        f"RETURN ['{tags['i']}', {rdf_type}] AS {pv}, ['{tags['i']}', {table}[{lab}]] AS {ov}",
-    ]
-    clauses.append("CALL { " + " UNION ALL ".join(f"WITH {sv} {b}" for b in branches) + " }")
+
+    def by_iri(var: str, sort: Sort, bound: bool, expr: str) -> tuple[str, str | None]:
+        """(clauses, returned item) for a term given by its IRI ``expr``."""
+        tagged = f"['{query.IRI_TAG}', {expr}]"
+        if bound and sort is Sort.NODE:
+            return f"WITH * WHERE {emit.uri_of(var)} = {expr} ", None
+        if bound:
+            return f"WITH * WHERE {var} = {tagged} ", None
+        if sort is Sort.NODE:
+            node = planner.fresh("d")
+            return f"MATCH {emit.node_pattern(node)} WHERE {emit.uri_of(node)} = {expr} ", f"{node} AS {var}"
+        return "", f"{tagged} AS {var}"
+
+    def branch(head: str, parts: list[tuple[str, str | None]]) -> str:
+        items = [item for _, item in parts if item is not None]
+        checks = "".join(c for c, _ in parts)
+        return f"WITH {', '.join(imports)} {head} {checks}RETURN {', '.join(items or [f'true AS {unit}'])}"
+
+    branches = []
+    if o_sort is not Sort.VALUE:
+        if o_bound:
+            same = f"{n} = {ov}" if o_sort is Sort.NODE else f"{_node_tag(n)} = {ov}"
+            o_part: tuple[str, str | None] = (f"WITH * WHERE {same} ", None)
+        else:
+            o_part = ("", f"{n if o_sort is Sort.NODE else _node_tag(n)} AS {ov}")
+        head = f"MATCH ({sv})-[{r}]->{emit.node_pattern(n)}"
+        branches.append(branch(head, [by_iri(pv, p_sort, p_bound, f"{table}[type({r})]"), o_part]))
+        head = f"UNWIND [{lab} IN labels({sv}) WHERE {lab} <> '{RESOURCE}'] AS {lab}"
+        parts = [by_iri(pv, p_sort, p_bound, rdf_type), by_iri(ov, o_sort, o_bound, f"{table}[{lab}]")]
+        branches.append(branch(head, parts))
+    if o_sort is not Sort.NODE:
+        value = f"{sv}[{k}]"
+        tagged = f"['{query.LITERAL_TAG}', typeOf({v}), {v}]"
+        if o_bound:
+            same = emit.same_term(v, ov) if o_sort is Sort.VALUE else f"{tagged} = {ov}"
+            o_part = (f"WITH * WHERE {same} ", None)
+        else:
+            o_part = ("", f"{v if o_sort is Sort.VALUE else tagged} AS {ov}")
+        head = (f"UNWIND [{k} IN keys({sv}) WHERE NOT {k} IN ['{URI}', '{BNODE}']] AS {k} "
+                f"UNWIND CASE WHEN typeOf({value}) = 'List' THEN {value} ELSE [{value}] END AS {v}")
+        branches.append(branch(head, [by_iri(pv, p_sort, p_bound, f"{table}[{k}]"), o_part]))
+    clauses.append("CALL { " + " UNION ALL ".join(branches) + " }")
     if ok is None:
         if isinstance(o, URIRef):
             const: list[Any] = [query.IRI_TAG, str(o)]
