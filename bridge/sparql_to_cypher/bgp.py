@@ -124,7 +124,7 @@ def _sorts(planner: Planner, triples: list[tuple[Any, Any, Any]], row: Scope) ->
         k = key_of(o)
         if isinstance(p, Variable):
             known.setdefault(str(p), Sort.TERM)
-        either = isinstance(p, Variable) or (isinstance(p, URIRef) and p != RDF.type and all(_names(planner, p)))
+        either = isinstance(p, Variable) or p == RDF.type or (isinstance(p, URIRef) and all(_names(planner, p)))
         if k is not None and k not in known and either:
             known[k] = Sort.TERM
     return known
@@ -167,6 +167,9 @@ def _triple(
         return
     sv, spat = _node(planner, s, done, clauses)
     if p == RDF.type:
+        if key_of(o) is not None:
+            _any_triple(planner, s, p, o, known, done, clauses)
+            return
         if not isinstance(o, URIRef):
             raise Unsupported("a variable class (?s rdf:type ?c)") if not isinstance(o, Literal) else NoMatch
         from pyoxigraph import NamedNode
@@ -236,20 +239,24 @@ def _either(planner: Planner, sv: str, spat: str, rt: str, pk: str, okey: str, c
 
 
 def _any_triple(
-    planner: Planner, s: Any, p: Variable, o: Any, known: dict[str, Sort], done: set[str], clauses: list[str]
+    planner: Planner, s: Any, p: Any, o: Any, known: dict[str, Sort], done: set[str], clauses: list[str]
 ) -> None:
     """``?s ?p ?o``: the subject's relationships, property values and labels (``rdf:type``), as a ``UNION ALL`` of
     three branches. A new ``?p``/``?o`` is a tagged term (:data:`Sort.TERM`) unless other patterns make it a node
     (then a branch returns the predicate's or class's own node, which exists when it is a subject or object anywhere)
     or ``?o`` a literal; one bound before is checked against instead (node identity, same term, list equality);
-    a branch that cannot give the object's kind is left out."""
+    a branch that cannot give the object's kind is left out. With ``p`` = ``rdf:type`` (``?s a ?c``) the branches
+    are the labels and ``rdf:type``'s own relationships and values."""
     if not isinstance(planner.mapping, NameTable):
-        raise Unsupported("a variable predicate (?s ?p ?o): the mapping does not list its names")
+        what = "a variable predicate (?s ?p ?o)" if isinstance(p, Variable) else "a variable class (?s rdf:type ?c)"
+        raise Unsupported(f"{what}: the mapping does not list its names")
     pk, ok, sk = key_of(p), key_of(o), key_of(s)
     named = [k for k in (pk, ok, sk) if k is not None]
-    if pk is None or len(set(named)) < len(named):
+    if len(set(named)) < len(named):
         raise Unsupported("a variable predicate (?s ?p ?o) with a variable in two of its places")
-    p_sort = known.get(pk, Sort.TERM)
+    rdf_type_only = pk is None  # ?s rdf:type ?c
+    type_rel, type_key = _names(planner, URIRef(str(RDF.type)))
+    p_sort = known.get(pk, Sort.TERM) if pk is not None else Sort.TERM
     o_sort = known.get(ok, Sort.TERM) if ok is not None else Sort.TERM
     if p_sort is Sort.VALUE:
         raise NoMatch  # a predicate is an IRI, never a literal
@@ -258,15 +265,17 @@ def _any_triple(
         clauses.append(f"MATCH {spat}")
     table = planner.params.add(planner.mapping.names())
     rdf_type = planner.params.add(str(RDF.type))
-    pv = cypher(pk)
+    pv = cypher(pk) if pk is not None else ""
     ov = cypher(ok) if ok is not None else planner.fresh("o")
-    p_bound, o_bound = pk in done, ok is not None and ok in done
+    p_bound, o_bound = pk is not None and pk in done, ok is not None and ok in done
     imports = [sv, *([pv] if p_bound else []), *([ov] if o_bound else [])]
     unit = planner.fresh("u")
     r, n, k, v, lab = (planner.fresh(x) for x in ("r", "n", "k", "v", "c"))
 
     def by_iri(var: str, sort: Sort, bound: bool, expr: str) -> tuple[str, str | None]:
         """(clauses, returned item) for a term given by its IRI ``expr``."""
+        if not var:
+            return "", None  # the constant rdf:type
         tagged = f"['{query.IRI_TAG}', {expr}]"
         if bound and sort is Sort.NODE:
             return f"WITH * WHERE {emit.uri_of(var)} = {expr} ", None
@@ -289,12 +298,14 @@ def _any_triple(
             o_part: tuple[str, str | None] = (f"WITH * WHERE {same} ", None)
         else:
             o_part = ("", f"{n if o_sort is Sort.NODE else _node_tag(n)} AS {ov}")
-        head = f"MATCH ({sv})-[{r}]->{emit.node_pattern(n)}"
-        branches.append(branch(head, [by_iri(pv, p_sort, p_bound, f"{table}[type({r})]"), o_part]))
+        if not rdf_type_only or type_rel is not None:
+            rel = f"[{r}:{emit.name(type_rel)}]" if rdf_type_only and type_rel else f"[{r}]"
+            head = f"MATCH ({sv})-{rel}->{emit.node_pattern(n)}"
+            branches.append(branch(head, [by_iri(pv, p_sort, p_bound, f"{table}[type({r})]"), o_part]))
         head = f"UNWIND [{lab} IN labels({sv}) WHERE {lab} <> '{RESOURCE}'] AS {lab}"
         parts = [by_iri(pv, p_sort, p_bound, rdf_type), by_iri(ov, o_sort, o_bound, f"{table}[{lab}]")]
         branches.append(branch(head, parts))
-    if o_sort is not Sort.NODE:
+    if o_sort is not Sort.NODE and (not rdf_type_only or type_key is not None):
         value = f"{sv}[{k}]"
         tagged = f"['{query.LITERAL_TAG}', typeOf({v}), {v}]"
         if o_bound:
@@ -302,7 +313,8 @@ def _any_triple(
             o_part = (f"WITH * WHERE {same} ", None)
         else:
             o_part = ("", f"{v if o_sort is Sort.VALUE else tagged} AS {ov}")
-        head = (f"UNWIND [{k} IN keys({sv}) WHERE NOT {k} IN ['{URI}', '{BNODE}']] AS {k} "
+        keys = f"[{planner.params.add(type_key)}]" if rdf_type_only else f"keys({sv})"
+        head = (f"UNWIND [{k} IN {keys} WHERE NOT {k} IN ['{URI}', '{BNODE}']] AS {k} "
                 f"UNWIND CASE WHEN typeOf({value}) = 'List' THEN {value} ELSE [{value}] END AS {v}")
         branches.append(branch(head, [by_iri(pv, p_sort, p_bound, f"{table}[{k}]"), o_part]))
     clauses.append("CALL { " + " UNION ALL ".join(branches) + " }")

@@ -134,3 +134,9 @@ def test_a_variable_predicate_reads_relationships_properties_and_labels() -> Non
     assert {"http://e/knows", "http://www.w3.org/1999/02/22-rdf-syntax-ns#type"} <= {
         v for p in c.params.values() for v in (p.values() if isinstance(p, dict) else [p])
     }
+
+
+def test_a_variable_class_reads_labels_only_when_rdf_type_has_no_relationships() -> None:
+    c = translate(P + "SELECT ?s ?c WHERE { ?s a ?c }", NAMED)
+    assert "labels(v_s)" in c.text
+    assert "UNION ALL" not in c.text  # rdf:type has no relationship type or property key in this mapping
