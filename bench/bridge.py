@@ -20,7 +20,10 @@ terms; Cypher, the parameters' header, the socket both ways, FalkorDB's parse, p
 "internal execution time", the ``falkordb ms`` column, from :meth:`FalkorDBGraphStore.server_ms`) and the rows
 decoded into Python values. Cold on the Cypher side means FalkorDB has never seen the statement's text (it caches
 plans by text). For scale, the ``floor`` line times the cheapest statement each side answers, cold: SPARQL
-``ASK {}`` and Cypher ``RETURN <n>`` with a new ``n`` each time (median of 5; not in the totals).
+``ASK {}`` and Cypher ``RETURN <n>`` with a new ``n`` each time (median of 5; not in the totals). The graph is
+not settled before the queries: the first statement that reads a label or relationship type after the bulk write
+pays FalkorDB's deferred work on it (the first traversal 2-4 ms, Q1's most; each later first use 0.3-0.8 ms).
+Touching every label and type beforehand would remove it, but that is warming.
 """
 
 from __future__ import annotations
