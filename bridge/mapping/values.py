@@ -3,10 +3,11 @@
 Natives: a plain ``xsd:string`` is a ``str``; an ``xsd:integer`` in canonical form within int64 an ``int``; an
 ``xsd:double`` in the form the RDF store gives it (:func:`double_lexical`: Oxigraph keeps a double as its value and
 writes it with the shortest digits that read back the same, without exponent: ``1.5``, ``-0.001``, ``0``,
-``100000000000000000000``; finite, not ``-0``) a ``float``; an ``xsd:boolean`` in canonical form (``true``/``false``)
-a ``bool``. So what the sync maps from the store (every ``"1.5E0"^^xsd:double`` written comes back ``"1.5"``) is
-numbers, which Cypher compares and sums; a double written otherwise (``1.5E0``, ``1.50``, ``NaN``) is kept as
-written, encoded, so that mapping it and back gives the same literal.
+``100000000000000000000``; finite, not ``-0``, and at most 15 significant digits: FalkorDB's replies carry no
+more, so ``0.30000000000000004`` would read back as ``0.3``) a ``float``; an ``xsd:boolean`` in canonical form
+(``true``/``false``) a ``bool``. So what the sync maps from the store (every ``"1.5E0"^^xsd:double`` written comes
+back ``"1.5"``) is numbers, which Cypher compares and sums; a double written otherwise (``1.5E0``, ``1.50``,
+``NaN``) or with more digits is kept as written, encoded, so that mapping it and back gives the same literal.
 
 Every other literal is a string in an encoding that starts with :data:`MARK` (U+E000, a private-use character)
 followed by one tag character:
@@ -63,7 +64,9 @@ def _native(lexical: str, datatype: NamedNode) -> Value | None:
             return None
         if not math.isfinite(f) or math.copysign(1.0, f) < 0 and f == 0:
             return None  # -0.0 = 0.0 in Cypher: the two literals would compare equal as natives
-        return f if double_lexical(f) == lexical else None
+        if double_lexical(f) != lexical or float(f"{f:.15g}") != f:
+            return None  # the second: FalkorDB replies with 15 significant digits (0.30000000000000004 reads 0.3)
+        return f
     if datatype == XSD_BOOLEAN:
         return {"true": True, "false": False}.get(lexical)
     return None

@@ -84,6 +84,16 @@ def test_a_double_the_store_gives_back_is_a_number(lexical: str) -> None:
     assert to_literal(value) == quad.object
 
 
+@pytest.mark.parametrize("f", [0.1 + 0.2, 1 / 3, 2**60 + 0.0, 123456789.12345679])
+def test_a_double_with_more_digits_than_falkordb_replies_with_stays_encoded(f: float) -> None:
+    literal = Literal(double_lexical(f), datatype=XSD_DOUBLE)  # the store's own form, but 16-17 digits
+    assert float(f"{f:.15g}") != f
+    value = to_value(literal)
+    assert isinstance(value, str)  # a float would come back from FalkorDB rounded
+    assert value.startswith(MARK)
+    assert to_literal(value) == literal
+
+
 @pytest.mark.parametrize("value", [MARK, MARK + "?x", MARK + "@en", MARK + "^nospace", MARK + "@en--up x"])
 def test_a_malformed_encoding_is_refused(value: str) -> None:
     with pytest.raises(InvalidInput, match="U\\+E000|direction"):
