@@ -5,7 +5,8 @@ queries, each run on Oxigraph and, translated, on FalkorDB (``hybridkg.bridge.di
     cd /tmp && python -m bench.bridge_suites --suite w3c --verbose
 
 One managed FalkorDB; a fresh graph per data set. Per feature (the manifest's folder; for SP2Bench the data
-folder): tests, translated, equal, refused (and not SELECT/ASK), data does not map; then the SELECT/ASK share
+folder): tests, translated, equal, unequal (or failed), refused (and not SELECT/ASK), data does not map, slow (no answer
+within the client's time limit); then the SELECT/ASK share
 translated against all SELECT/ASK tests and against those whose data maps, Oxigraph against the suite's expected
 results, and the most common refusal reasons.
 """
@@ -27,7 +28,8 @@ from hybridkg.structural.graphstore.falkordb_store import FalkorDBGraphStore
 from hybridkg.structural.graphstore.server import ManagedFalkorDB
 from hybridkg.structural.settings import GraphConfig
 
-HEADER = f"{'feature':34} {'tests':>5} {'transl':>6} {'equal':>5} {'unequal':>7} {'refused':>7} {'no map':>6}"
+HEADER = (f"{'feature':34} {'tests':>5} {'transl':>6} {'equal':>5} {'unequal':>7} {'refused':>7} {'no map':>6} "
+          f"{'slow':>4}")
 
 
 def table(title: str, cases: list[Case], new_graph: Callable[[], FalkorDBGraphStore], *, verbose: bool,
@@ -47,7 +49,7 @@ def table(title: str, cases: list[Case], new_graph: Callable[[], FalkorDBGraphSt
         o = t.outcomes
         print(f"{feature:34} {sum(o.values()):5} {t.translated:6} {o[Outcome.EQUAL]:5} "
               f"{o[Outcome.UNEQUAL] + o[Outcome.FAILED]:7} {o[Outcome.REFUSED] + o[Outcome.NOT_SELECT_ASK]:7} "
-              f"{o[Outcome.NO_MAP]:6}")
+              f"{o[Outcome.NO_MAP]:6} {o[Outcome.TIMEOUT]:4}")
     share = total.select_ask_translated / total.select_ask if total.select_ask else 0.0
     mapped = total.select_ask_translated / total.select_ask_mapped if total.select_ask_mapped else 0.0
     print(f"\nSELECT/ASK translated: {total.select_ask_translated} of {total.select_ask} ({share:.1%}); "

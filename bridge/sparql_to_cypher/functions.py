@@ -128,9 +128,12 @@ class Compiler:
             test = f"({x} IS NOT NULL)" if name == "Builtin_BOUND" else f"({x}[0] = '{_TERM_TESTS[name]}')"
             return Expr(test, EKind.BOOL)
         if name in ("RelationalExpression", "Builtin_sameTerm"):
-            equality = self.term_equality(e)
+            equality = self.term_equality(e) or self.term_value_equality(e)
             if equality is not None:
                 return equality
+        if name == "Builtin_STR" and self._is_term(arg):
+            x = emit.var(str(arg))  # an IRI's string, else STR of the literal (an error for a blank node)
+            return Expr(f"(CASE WHEN {x}[0] = '{IRI_TAG}' THEN {x}[1] ELSE {self.str_(e).text} END)", EKind.STR)
         if _term_sensitive(e) and any(self.scope.get(str(v)) is Sort.TERM for v in _direct_variables(e)):
             raise Unsupported(f"{name} of a variable that may be an IRI, a blank node or a literal")
         handler = _HANDLERS.get(name)
@@ -159,6 +162,33 @@ class Compiler:
         x = emit.var(str(left))
         test = "(" + " OR ".join(f"{x} = {self._tagged(r)}" for r in rights) + ")"
         return Expr(f"(NOT {test})" if op in ("!=", "NOT IN") else test, EKind.BOOL)
+
+    def term_value_equality(self, e: Any) -> Expr | None:
+        """``=``/``!=`` between terms of unknown kind, or one and a literal constant; sameTerm of two: RDF term
+        equality. Two literals compare as values (as ever, errors included); a literal and an IRI or blank node
+        are unequal; two IRIs or blank nodes equal when the same (list equality)."""
+        if e.name == "Builtin_sameTerm":
+            a, b = e.arg1, e.arg2
+            if self._is_term(a) and self._is_term(b):
+                return Expr(f"({emit.var(str(a))} = {emit.var(str(b))})", EKind.BOOL)
+            return None
+        if e.op not in ("=", "!="):
+            return None
+        sides = [e.expr, e.other]
+        terms = [x for x in sides if self._is_term(x)]
+        if not terms or not all(self._is_term(x) or isinstance(x, Literal) for x in sides):
+            return None
+        inner = Compiler.relational(self, e)  # a term read as a literal's value (x[2])
+        xs = [emit.var(str(x)) for x in terms]
+        unbound = " OR ".join(f"{x} IS NULL" for x in xs)
+        literals = " AND ".join(f"{x}[0] = '{LITERAL_TAG}'" for x in xs)
+        if len(xs) == 2:
+            other = f"({xs[0]} = {xs[1]})"
+            other = f"(NOT {other})" if e.op == "!=" else other
+        else:
+            other = "true" if e.op == "!=" else "false"
+        text = f"(CASE WHEN {unbound} THEN null WHEN {literals} THEN {inner.text} ELSE {other} END)"
+        return Expr(text, EKind.BOOL)
 
     def _is_term(self, e: Any) -> bool:
         return isinstance(e, Variable) and self.scope.get(str(e)) is Sort.TERM

@@ -15,7 +15,7 @@ from rdflib import Variable
 
 from hybridkg.bridge.sparql_to_cypher import emit
 from hybridkg.bridge.sparql_to_cypher.functions import VALUES, Compiler, EKind, Expr
-from hybridkg.bridge.sparql_to_cypher.query import Sort
+from hybridkg.bridge.sparql_to_cypher.query import BNODE_TAG, IRI_TAG, LITERAL_TAG, Sort
 from hybridkg.bridge.sparql_to_cypher.scope import Scope, carried, cypher, expr_vars, merge
 from hybridkg.errors import Unsupported
 
@@ -81,14 +81,24 @@ def solution(planner: Planner, node: Any, row: Scope, out: list[str], *, correla
             expr, desc = (c.expr, c.order == "DESC") if getattr(c, "name", "") == "OrderCondition" else (c, False)
             if distinct and not expr_vars(expr) <= set(columns):
                 raise Unsupported("ORDER BY an expression of unprojected variables with DISTINCT")
-            if isinstance(expr, Variable) and str(expr) in own and own[str(expr)].sort is Sort.TERM:
-                raise Unsupported(f"ORDER BY ?{expr}, which may be an IRI, a blank node or a literal")
-            for key in order_keys(comp, comp.compile(expr)):
+            term = isinstance(expr, Variable) and str(expr) in own and own[str(expr)].sort is Sort.TERM
+            for key in term_order_keys(comp, str(expr)) if term else order_keys(comp, comp.compile(expr)):
                 k = planner.fresh("k")
                 items.append(f"{key} AS {k}")
                 sol.keys.append((k, desc))
         out.append(emit.with_clause(carried(sol.scope), [*temps, *items]))
     return sol
+
+
+def term_order_keys(comp: Compiler, var: str) -> list[str]:
+    """A term of unknown kind (a tagged list): unbound, blank nodes, IRIs, then literals as values are ordered."""
+    x = cypher(var)
+    value_rank, value = order_keys(comp, comp.compile(Variable(var)))  # its literal's value, x[2]
+    rank = (
+        f"CASE WHEN {x} IS NULL THEN 0 WHEN {x}[0] = '{BNODE_TAG}' THEN 1 WHEN {x}[0] = '{IRI_TAG}' THEN 2 "
+        f"ELSE {value_rank} END"
+    )
+    return [rank, f"CASE WHEN {x}[0] <> '{LITERAL_TAG}' THEN {x}[1] END", value]
 
 
 def order_keys(comp: Compiler, x: Expr) -> list[str]:

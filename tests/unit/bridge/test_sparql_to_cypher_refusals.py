@@ -98,11 +98,9 @@ NAMED = NamedMapping(MAPPING.labels, MAPPING.relationships, MAPPING.properties)
     ("query", "names"),
     [
         ("SELECT * WHERE { ?s ?p ?s }", "two of its places"),
-        ("SELECT * WHERE { ?s ?p ?o FILTER(?o = 1) }", "RelationalExpression of a variable that may be an IRI"),
-        ("SELECT * WHERE { ?s ?p ?o FILTER(str(?o) = 'a') }", "Builtin_STR of a variable"),
         ("SELECT * WHERE { ?s ?p ?o FILTER(sameTerm(?o, 'a')) }", "sameTerm of a variable"),
         ("SELECT * WHERE { ?s ?p ?o FILTER(?o IN (:a, 1)) }", "RelationalExpression of a variable"),
-        ("SELECT ?s WHERE { ?s ?p ?o } ORDER BY ?o", "ORDER BY .o, which may be"),
+        ("SELECT * WHERE { ?s ?p ?o FILTER(isNumeric(?o)) }", "isNUMERIC of a variable"),
         ("SELECT ?p (SAMPLE(?o) AS ?n) WHERE { ?s ?p ?o } GROUP BY ?p", "SAMPLE over a variable that may be"),
         ("SELECT (SUM(?o + 1) AS ?n) WHERE { ?s :both ?o }", "SUM over a variable that may be"),
         ("SELECT * WHERE { ?s :both ?o . ?t :both ?o }", "in two triple patterns"),
