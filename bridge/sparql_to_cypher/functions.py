@@ -51,6 +51,26 @@ class PlainStrings(Protocol):
 
 
 @runtime_checkable
+class LiteralParts(Protocol):
+    """An optional ability of a :class:`Mapping` with :class:`PlainStrings`: the parts of an encoded literal (a String
+    value that is not a plain string), as Cypher expressions over the Cypher expression ``expr``. With it ``lang``,
+    ``datatype`` and ``str`` answer exactly on language-tagged and typed literals; without it they stop the statement
+    there."""
+
+    def lang_of(self, expr: str) -> str:
+        """The language tag (``''`` for a typed literal)."""
+        ...
+
+    def datatype_of(self, expr: str) -> str:
+        """The datatype IRI (``rdf:langString`` for a language-tagged literal)."""
+        ...
+
+    def lexical_of(self, expr: str) -> str:
+        """The lexical form."""
+        ...
+
+
+@runtime_checkable
 class NameTable(Protocol):
     """An optional ability of a :class:`Mapping`: every label, relationship type and property key it gives, with the
     IRI each names. Variable predicates need it (a relationship's type is read back to its IRI in the statement);
@@ -406,14 +426,33 @@ class Compiler:
         if x.kind is EKind.NUM and not x.text.startswith("$"):
             return Expr(self.guarded(self.guard(x, also=_is_float), f"toString({x.text})"), EKind.STR)
         text = f"(CASE WHEN typeOf({x.text}) = 'String' THEN {x.text} ELSE toString({x.text}) END)"
+        if x.kind is EKind.VALUE and self.parts is not None:
+            floats = emit.refuse_if(f"{x.text} IS NOT NULL AND {_is_float(x.text)}")
+            lexical = self.parts.lexical_of(f"toString({x.text})")
+            text = f"(CASE WHEN {self.encoded(x.text)} THEN {lexical} ELSE {text} END)"
+            return Expr(self.guarded(floats, text), EKind.STR)
         return Expr(self.guarded(self.guard(x, also=_is_float), text), EKind.STR)
 
     def lang(self, e: Any) -> Expr:
         x = self.compile(e.arg)
         if x.kind not in VALUES:
             return NULL
+        if x.kind is EKind.VALUE and self.parts is not None:
+            tag = self.parts.lang_of(f"toString({x.text})")  # CASE evaluates every branch
+            text = f"(CASE WHEN {x.text} IS NULL THEN null WHEN {self.encoded(x.text)} THEN {tag} ELSE '' END)"
+            return Expr(text, EKind.STR)
         text = f"(CASE WHEN {x.text} IS NULL THEN null ELSE '' END)"
         return Expr(self.guarded(self.guard(x), text), EKind.STR)
+
+    @property
+    def parts(self) -> LiteralParts | None:
+        m = self.mapping
+        return m if isinstance(m, LiteralParts) and isinstance(m, PlainStrings) else None
+
+    def encoded(self, x: str) -> str:
+        """Whether the value ``x`` encodes a literal (a String that is not a plain string's)."""
+        plain = self.mapping.plain_string(f"toString({x})") if isinstance(self.mapping, PlainStrings) else "false"
+        return f"(typeOf({x}) = 'String' AND NOT {plain})"
 
     def lang_matches(self, e: Any) -> Expr:
         tag = self.compile(e.arg1)
@@ -428,7 +467,7 @@ class Compiler:
             return Expr(f"({tag.text} <> '')", EKind.BOOL)
         p = self.params.add(rng)
         low = f"toLower({tag.text})"
-        return Expr(f"({low} = {p} OR {low} STARTS WITH {p} + '-')", EKind.BOOL)
+        return Expr(f"({low} = {p} OR {low} STARTS WITH ({p} + '-'))", EKind.BOOL)  # FalkorDB: STARTS WITH binds first
 
     def datatype(self, e: Any) -> Expr:
         x = self.compile(e.arg)
@@ -444,6 +483,10 @@ class Compiler:
             )
         }
         cases = " ".join(f"WHEN '{t}' THEN {p}" for t, p in names.items())
+        if x.kind is EKind.VALUE and self.parts is not None:
+            parts = self.parts.datatype_of(f"toString({x.text})")
+            native = f"(CASE typeOf({x.text}) {cases} END)"
+            return Expr(f"(CASE WHEN {self.encoded(x.text)} THEN {parts} ELSE {native} END)", EKind.IRI)
         return Expr(self.guarded(self.guard(x), f"(CASE typeOf({x.text}) {cases} END)"), EKind.IRI)
 
     def regex(self, e: Any) -> Expr:
