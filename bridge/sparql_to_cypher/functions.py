@@ -454,6 +454,39 @@ class Compiler:
         plain = self.mapping.plain_string(f"toString({x})") if isinstance(self.mapping, PlainStrings) else "false"
         return f"(typeOf({x}) = 'String' AND NOT {plain})"
 
+    def string_parts(self, e: Any) -> tuple[str, str] | None:
+        """The lexical form and language tag (``''`` for none) of a string literal, as Cypher expressions that are
+        null for anything else (an error for the string functions); ``None`` when it is never a string."""
+        x = self.compile(e)
+        if x.kind is EKind.STR:
+            return x.text, "''"
+        if x.kind is not EKind.VALUE:
+            return None
+        plain = f"(typeOf({x.text}) = 'String' AND NOT {self.encoded(x.text)})"
+        if self.parts is None:
+            return f"(CASE WHEN {plain} THEN {x.text} END)", f"(CASE WHEN {plain} THEN '' END)"
+        s = f"toString({x.text})"  # CASE evaluates every branch
+        tagged = f"({self.encoded(x.text)} AND {self.parts.lang_of(s)} <> '')"
+        lexical = f"(CASE WHEN {plain} THEN {x.text} WHEN {tagged} THEN {self.parts.lexical_of(s)} END)"
+        lang = f"(CASE WHEN {plain} THEN '' WHEN {tagged} THEN {self.parts.lang_of(s)} END)"
+        return lexical, lang
+
+    def strlen(self, e: Any) -> Expr:
+        parts = self.string_parts(e.arg)
+        if parts is None:
+            return NULL
+        return Expr(f"size({parts[0]})", EKind.NUM)
+
+    def string_test(self, e: Any, op: str) -> Expr:
+        """CONTAINS, STRSTARTS, STRENDS: an error unless the arguments are compatible (SPARQL 1.1 §17.4.3.1.4: the
+        second without a language tag, or both with the same)."""
+        a, b = self.string_parts(e.arg1), self.string_parts(e.arg2)
+        if a is None or b is None:
+            return NULL
+        (la, ta), (lb, tb) = a, b
+        test = f"({la} {op} {lb})"
+        return Expr(f"(CASE WHEN {tb} = '' OR {ta} = {tb} THEN {test} END)", EKind.BOOL)
+
     def lang_matches(self, e: Any) -> Expr:
         tag = self.compile(e.arg1)
         if not isinstance(e.arg2, Literal):
@@ -617,6 +650,10 @@ _HANDLERS: dict[str, Callable[[Compiler, Any], Expr]] = {
     "Builtin_LANGMATCHES": Compiler.lang_matches,
     "Builtin_DATATYPE": Compiler.datatype,
     "Builtin_REGEX": Compiler.regex,
+    "Builtin_STRLEN": Compiler.strlen,
+    "Builtin_CONTAINS": lambda c, e: c.string_test(e, "CONTAINS"),
+    "Builtin_STRSTARTS": lambda c, e: c.string_test(e, "STARTS WITH"),
+    "Builtin_STRENDS": lambda c, e: c.string_test(e, "ENDS WITH"),
     "Builtin_sameTerm": Compiler.same_term,
     "Builtin_IF": Compiler.if_,
     "Builtin_EXISTS": lambda c, e: c.exists(e, False),

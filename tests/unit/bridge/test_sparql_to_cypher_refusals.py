@@ -138,3 +138,10 @@ def test_a_variable_class_reads_labels_only_when_rdf_type_has_no_relationships()
     c = translate(P + "SELECT ?s ?c WHERE { ?s a ?c }", NAMED)
     assert "labels(v_s)" in c.text
     assert "UNION ALL" not in c.text  # rdf:type has no relationship type or property key in this mapping
+
+
+def test_string_tests_need_compatible_arguments() -> None:
+    c = translate(P + "SELECT ?s WHERE { ?s :name ?n FILTER(CONTAINS(?n, 'a') && STRLEN(?n) > 2) }", MAPPING)
+    assert " CONTAINS " in c.text
+    assert "size(" in c.text
+    assert "= '' OR " in c.text  # the second argument without a language tag, or both with the same
