@@ -549,6 +549,17 @@ class Compiler:
             raise Unsupported("IF whose branches give different kinds of term")
         return Expr(f"(CASE WHEN {c.text} THEN {a.text} WHEN NOT {c.text} THEN {b.text} END)", kind)
 
+    def coalesce(self, e: Any) -> Expr:
+        """The first argument without an error: SPARQL's errors are Cypher's nulls, so Cypher's coalesce."""
+        xs = [x for x in (self.compile(a) for a in e.arg) if x.kind is not EKind.NULL]
+        if not xs:
+            return NULL
+        kinds = {x.kind for x in xs}
+        kind = kinds.pop() if len(kinds) == 1 else (EKind.VALUE if kinds <= set(VALUES) else None)
+        if kind is None:
+            raise Unsupported("COALESCE whose arguments give different kinds of term")
+        return Expr(f"coalesce({', '.join(x.text for x in xs)})", kind)
+
     def exists(self, e: Any, negated: bool) -> Expr:
         if self.exists_pattern is None:
             raise Unsupported("EXISTS here")
@@ -656,6 +667,7 @@ _HANDLERS: dict[str, Callable[[Compiler, Any], Expr]] = {
     "Builtin_STRENDS": lambda c, e: c.string_test(e, "ENDS WITH"),
     "Builtin_sameTerm": Compiler.same_term,
     "Builtin_IF": Compiler.if_,
+    "Builtin_COALESCE": Compiler.coalesce,
     "Builtin_EXISTS": lambda c, e: c.exists(e, False),
     "Builtin_NOTEXISTS": lambda c, e: c.exists(e, True),
 }
