@@ -201,7 +201,7 @@ def _s_conditions(values: list[str], nodes: list[str]) -> st.SearchStrategy[str]
 
 @st.composite
 def sparql_queries(draw: st.DrawFn) -> str:
-    """``SELECT [DISTINCT] vars WHERE { BGP [FILTER] [OPTIONAL { triple [FILTER] }] }``."""
+    """``SELECT [DISTINCT] vars WHERE { BGP [FILTER] [OPTIONAL { triple [FILTER] } [FILTER]] }``."""
     patterns = [draw(st.sampled_from(["?x a ex:A .", "?x a ex:B .", "?x ex:r ?y .", "?y ex:s ?x .", "?x ex:k ?v ."]))]
     nodes, values = ["?x"], []
     if "?y" in patterns[0]:
@@ -246,6 +246,8 @@ def sparql_queries(draw: st.DrawFn) -> str:
         if optional_values and draw(st.booleans()):
             opt += f" FILTER({draw(_s_conditions(optional_values, optional_nodes))})"
         body += f" OPTIONAL {{ {opt} }}"
+        if optional_values and draw(st.integers(0, 3)) == 0:  # on what the OPTIONAL may leave unbound (!bound...)
+            body += f" FILTER({draw(_s_conditions(optional_values, optional_nodes))})"
     variables = sorted(set(re.findall(r"\?\w+", body)))
     chosen = draw(st.lists(st.sampled_from(variables), min_size=1, max_size=3, unique=True))
     distinct = "DISTINCT " if draw(st.booleans()) else ""
@@ -456,5 +458,19 @@ def test_a_value_bound_twice_by_one_subject(falkor: ManagedFalkorDB) -> None:
     side = Side(falkor, [Triple(n0, NamedNode(EX + "k"), _int(0)), Triple(n0, NamedNode(EX + "m"), _int(0))])
     try:
         assert sparql_outcome(side, "SELECT ?x WHERE { ?x ex:k ?v ; ex:m ?v }") == "equal"
+    finally:
+        side.close()
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="open SPARQL -> Cypher bug (bridge/sparql_to_cypher, reported): an ordering comparison of two booleans is "
+    "null in the translation; SPARQL 1.1 §17.3 orders booleans (Oxigraph: true <= true, though not true > false)",
+)
+def test_booleans_ordered_in_a_filter(falkor: ManagedFalkorDB) -> None:
+    true = Literal("true", datatype=NamedNode(XSD + "boolean"))
+    side = Side(falkor, [Triple(NamedNode(EX + "n0"), NamedNode(EX + "m"), true)])
+    try:
+        assert sparql_outcome(side, "SELECT ?v WHERE { ?x ex:m ?v FILTER(?v <= true) }") == "equal"
     finally:
         side.close()
