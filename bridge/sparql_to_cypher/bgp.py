@@ -212,7 +212,11 @@ def _triple(
         elif okey is None:
             raise NoMatch  # an IRI object of a literal-valued predicate
         elif okey in done:
-            clauses.append(f"MATCH {spat} WHERE any(_x IN {values} WHERE {emit.same_term('_x', cypher(okey))})")
+            # a WITH, not MATCH ... WHERE: FalkorDB evaluated that WHERE before the UNWIND binding ?o when the
+            # subject was bound already (?x :k ?v ; :m ?v answered nothing)
+            if spat != f"({sv})":
+                clauses.append(f"MATCH {spat}")
+            clauses.append(_where(planner, f"any(_x IN {values} WHERE {emit.same_term('_x', cypher(okey))})"))
         else:
             clauses.append(f"MATCH {spat} UNWIND {values} AS {cypher(okey)}")
     _mark(s, done)
@@ -278,9 +282,9 @@ def _any_triple(
             return "", None  # the constant rdf:type
         tagged = f"['{query.IRI_TAG}', {expr}]"
         if bound and sort is Sort.NODE:
-            return f"WITH * WHERE {emit.uri_of(var)} = {expr} ", None
+            return _where(planner, f"{emit.uri_of(var)} = {expr}") + " ", None
         if bound:
-            return f"WITH * WHERE {var} = {tagged} ", None
+            return _where(planner, f"{var} = {tagged}") + " ", None
         if sort is Sort.NODE:
             node = planner.fresh("d")
             return f"MATCH {emit.node_pattern(node)} WHERE {emit.uri_of(node)} = {expr} ", f"{node} AS {var}"
@@ -295,7 +299,7 @@ def _any_triple(
     if o_sort is not Sort.VALUE:
         if o_bound:
             same = f"{n} = {ov}" if o_sort is Sort.NODE else f"{_node_tag(n)} = {ov}"
-            o_part: tuple[str, str | None] = (f"WITH * WHERE {same} ", None)
+            o_part: tuple[str, str | None] = (_where(planner, same) + " ", None)
         else:
             o_part = ("", f"{n if o_sort is Sort.NODE else _node_tag(n)} AS {ov}")
         if not rdf_type_only or type_rel is not None:
@@ -310,7 +314,7 @@ def _any_triple(
         tagged = f"['{query.LITERAL_TAG}', typeOf({v}), {v}]"
         if o_bound:
             same = emit.same_term(v, ov) if o_sort is Sort.VALUE else f"{tagged} = {ov}"
-            o_part = (f"WITH * WHERE {same} ", None)
+            o_part = (_where(planner, same) + " ", None)
         else:
             o_part = ("", f"{v if o_sort is Sort.VALUE else tagged} AS {ov}")
         keys = f"[{planner.params.add(type_key)}]" if rdf_type_only else f"keys({sv})"
@@ -326,10 +330,17 @@ def _any_triple(
             const = [query.LITERAL_TAG, emit.type_name(val), val]
         else:
             raise Unsupported(f"the object {o!r} of a variable predicate")
-        clauses.append(f"WITH * WHERE {ov} = {planner.params.add(const)}")
+        clauses.append(_where(planner, f"{ov} = {planner.params.add(const)}"))
     _mark(s, done)
     _mark(p, done)
     _mark(o, done)
+
+
+def _where(planner: Planner, condition: str) -> str:
+    """``WITH *`` keeping the rows where ``condition`` holds, the condition projected first: FalkorDB moved a plain
+    ``WITH ... WHERE`` on a property list before the ``UNWIND`` binding a variable it reads (so it never held)."""
+    flag = planner.fresh("w")
+    return f"WITH *, ({condition}) AS {flag} WHERE {flag}"
 
 
 def _mark(term: Any, done: set[str]) -> None:
