@@ -104,7 +104,7 @@ def test_cypher_renders_nodes_relationships_and_paths(store: Path) -> None:
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (("translate", "--to", "cypher", "SELECT ?s WHERE { ?s ?p ?o }"), "variable predicate"),
+        (("translate", "--to", "cypher", "SELECT ?s WHERE { GRAPH ?g { ?s ?p ?o } }"), "operator Graph"),
         (("translate", "--to", "sparql", "MATCH (n RETURN n"), "line 1, column"),
         (("cypher", "MATCH (n:Company) SET n.city = 'x' RETURN n"), "SET is a write"),
         (("cypher", "--param", "x=nope", "MATCH (n) RETURN n"), "is not JSON"),

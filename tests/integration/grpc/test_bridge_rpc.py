@@ -186,8 +186,8 @@ def test_translate_to_sparql_answers_like_the_cypher(bridged: Server) -> None:
 @pytest.mark.parametrize(
     ("request_", "code", "message"),
     [
-        (pb.TranslateRequest(query="SELECT ?s WHERE { ?s ?p ?o }", to=pb.QUERY_LANGUAGE_CYPHER),
-         grpc.StatusCode.UNIMPLEMENTED, "variable predicate"),
+        (pb.TranslateRequest(query="SELECT ?s WHERE { GRAPH ?g { ?s ?p ?o } }", to=pb.QUERY_LANGUAGE_CYPHER),
+         grpc.StatusCode.UNIMPLEMENTED, "operator Graph"),
         (pb.TranslateRequest(query="CREATE (n:Company)", to=pb.QUERY_LANGUAGE_SPARQL),
          grpc.StatusCode.UNIMPLEMENTED, "CREATE"),
         (pb.TranslateRequest(query="SELEC ?s", to=pb.QUERY_LANGUAGE_CYPHER), grpc.StatusCode.INVALID_ARGUMENT,
