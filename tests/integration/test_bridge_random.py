@@ -453,15 +453,13 @@ def test_a_value_bound_twice_by_one_subject(falkor: ManagedFalkorDB) -> None:
         side.close()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="open SPARQL -> Cypher bug (bridge/sparql_to_cypher, reported): an ordering comparison of two booleans is "
-    "null in the translation; SPARQL 1.1 §17.3 orders booleans (Oxigraph: true <= true, though not true > false)",
-)
 def test_booleans_ordered_in_a_filter(falkor: ManagedFalkorDB) -> None:
+    # found by the random run: the translation said null where SPARQL orders booleans (Oxigraph answers true <= true,
+    # not true > false); refused since 3bb2c8c
     true = Literal("true", datatype=NamedNode(XSD + "boolean"))
     side = Side(falkor, [Triple(NamedNode(EX + "n0"), NamedNode(EX + "m"), true)])
     try:
-        assert sparql_outcome(side, "SELECT ?v WHERE { ?x ex:m ?v FILTER(?v <= true) }") == "equal"
+        outcome = sparql_outcome(side, "SELECT ?v WHERE { ?x ex:m ?v FILTER(?v <= true) }")
+        assert outcome == "equal" or outcome.startswith("refused"), outcome
     finally:
         side.close()
