@@ -48,7 +48,7 @@ PREFIX = f"PREFIX ex: <{EX}> PREFIX xsd: <{XSD}> "
 
 #: Examples per direction in CI (derandomized: the same ones every run; SPARQL's translations cost FalkorDB far more
 #: to parse); the local bug hunt runs thousands.
-CI_EXAMPLES = {"sparql_to_cypher": 80, "cypher_to_sparql": 150}
+CI_EXAMPLES = {"sparql_to_cypher": 100, "cypher_to_sparql": 250}
 #: The least share of queries that must be translated and compared (else the test proves little).
 MIN_TRANSLATED = 0.5
 
