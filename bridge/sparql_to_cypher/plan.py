@@ -10,8 +10,11 @@ Refusal rules (each because Cypher's answer could differ):
 
 * A join on a variable that may be unbound on either side (after OPTIONAL, UNION, BIND, VALUES UNDEF): SPARQL's
   compatible-mapping join lets an unbound variable match anything, Cypher's ``null`` matches nothing.
-* A variable that is a node in one place and a literal in another; a variable predicate; a variable class; a
-  predicate that is both a relationship type and a property key when the pattern does not say which.
+* A variable that is a node in one place and a literal in another; a variable predicate or class without the
+  mapping's ``NameTable``; a term of run-time kind (``Sort.TERM``) where IRIs and literals behave differently and
+  the translation cannot tell them apart (``functions._SENSITIVE``), or shared as a node with another group.
+* An OPTIONAL sharing a variable with the patterns outside its group but not with its own left side (SPARQL
+  evaluates the group first).
 * Property paths over predicates with literal objects or absent from the mapped data; ``p*``/``p?`` with a
   constant end or with both ends unbound (their zero-length matches reach terms that are not nodes); nested
   paths other than sequences of (alternatives of) links.
