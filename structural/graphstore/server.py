@@ -24,6 +24,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import fcntl
+import logging
 import os
 import queue
 import secrets
@@ -49,6 +50,7 @@ from hybridkg.errors import BackendUnavailable, InvalidInput
 from hybridkg.structural.settings import GraphConfig, GraphTransport
 
 T = TypeVar("T")
+log = logging.getLogger(__name__)
 
 LOG = "falkordb.log"
 LOCK = "falkordb.lock"
@@ -57,6 +59,13 @@ PASSWORD = "falkordb.pass"
 SOCKET = "falkordb.sock"
 MAX_SOCKET_PATH = 107  # sizeof(sockaddr_un.sun_path) - 1 on Linux
 STOP_TIMEOUT_S = 15.0
+#: At a graceful stop, the append-only file's command log past its binary base is compacted into a new base when it
+#: is at least this long (and the server rewrites it on its own past AOF_REWRITE_MIN). Replaying logged Cypher at
+#: start is far slower than running it was: the 18 MB log of a LUBM(1) bridge sync (12.5 s of writes) was still
+#: replaying after 10 minutes; the binary base of the same graph loads in well under a second.
+COMPACT_BYTES = 1 << 20
+COMPACT_TIMEOUT_S = 120.0
+AOF_REWRITE_MIN = "8mb"
 PR_SET_PDEATHSIG = 1
 
 
@@ -288,8 +297,36 @@ class ManagedFalkorDB:
         return self
 
     def stop(self) -> None:
-        """Shut the server down (SIGTERM: it syncs the append-only file and exits; killed after a timeout)."""
+        """Shut the server down (SIGTERM: it syncs the append-only file and exits; killed after a timeout), after
+        compacting its append-only file when the log past the base is long (:meth:`compact`)."""
+        if self.alive():
+            try:
+                self.compact()
+            except (redis.RedisError, OSError) as e:  # the log stays as it is: still complete, only slower to load
+                log.warning("FalkorDB under %s: the append-only file was not compacted (%s)", self.data_dir, e)
         self._child.shutdown()
+
+    def compact(self, min_bytes: int | None = None, timeout: float = COMPACT_TIMEOUT_S) -> bool:
+        """Rewrite the append-only file into a binary base (``BGREWRITEAOF``) when its command log past the base
+        holds at least ``min_bytes`` (default :data:`COMPACT_BYTES`), and wait for the rewrite; True if it ran. The next
+        start then loads the base instead of replaying every logged statement."""
+        min_bytes = COMPACT_BYTES if min_bytes is None else min_bytes
+        client = self.client(timeout=10.0)
+        try:
+            info = client.info("persistence")
+            if int(info.get("aof_current_size", 0)) - int(info.get("aof_base_size", 0)) < min_bytes:
+                return False
+            if not info.get("aof_rewrite_in_progress"):
+                client.bgrewriteaof()
+            deadline = time.monotonic() + timeout
+            while time.monotonic() < deadline:
+                info = client.info("persistence")
+                if not info.get("aof_rewrite_in_progress") and not info.get("aof_rewrite_scheduled"):
+                    return True
+                time.sleep(0.05)
+            raise redis.TimeoutError(f"the rewrite took more than {timeout:g} s")
+        finally:
+            client.close()
 
     def restart(self) -> None:
         """Stop the server process (if any) and start it again on the same data, keeping the directory lock."""
@@ -428,6 +465,8 @@ class ManagedFalkorDB:
             *listen,
             "--dir", str(self.data_dir),
             "--appendonly", "yes",
+            "--aof-use-rdb-preamble", "yes",
+            "--auto-aof-rewrite-min-size", AOF_REWRITE_MIN,
             "--appendfsync", str(self.config.appendfsync),
             "--save", "",
             "--daemonize", "no",

@@ -104,6 +104,23 @@ def test_data_survives_stop_and_start(tmp_path: Path) -> None:
         assert (tmp_path / "g" / "appendonlydir").is_dir()
 
 
+def test_a_long_command_log_is_compacted_into_the_base_at_stop(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(server_module, "COMPACT_BYTES", 1)  # any logged write (the real threshold is 1 MiB)
+    data = tmp_path / "g"
+    with falkordb_store(data) as store:
+        chain(store, 200)
+        server = store.server
+        assert server is not None
+        assert not server.compact(min_bytes=1 << 40)  # below the threshold: nothing to do
+        assert sum(f.stat().st_size for f in (data / "appendonlydir").glob("*.incr.aof")) > 0
+    # stopped: the log went into a new binary base, so the next start loads it instead of replaying statements
+    assert sum(f.stat().st_size for f in (data / "appendonlydir").glob("*.incr.aof")) == 0
+    assert list((data / "appendonlydir").glob("*.base.rdb"))
+    with falkordb_store(data) as store:
+        assert count(store, "(:Entity)") == 200
+        assert count(store, "()-[:RELATED]->()") == 199
+
+
 def test_kill_9_restarts_the_server_and_keeps_acknowledged_writes(tmp_path: Path) -> None:
     with falkordb_store(tmp_path / "g") as store:
         server = store.server
