@@ -35,7 +35,7 @@ import pyoxigraph as ox
 from rdflib.compare import isomorphic
 from rdflib.term import Variable
 
-from hybridkg.bridge.mapping import MARK, MappedGraph, NameKind, RdfMapping, map_graph, write_graph
+from hybridkg.bridge.mapping import MappedGraph, RdfMapping, map_graph, write_graph
 from hybridkg.bridge.sparql_to_cypher import RUNTIME_REFUSAL, CypherQuery, Kind, translate
 from hybridkg.bridge.sparql_to_cypher.parse import parse
 from hybridkg.errors import BackendUnavailable, HybridKGError, InvalidQuery, Unsupported
@@ -90,18 +90,6 @@ class Verdict:
         return self.outcome in (Outcome.EQUAL, Outcome.UNEQUAL, Outcome.FAILED)
 
 
-class BridgeMapping(RdfMapping):
-    """The bridge's mapping telling the translator which strings are plain ``xsd:string`` values: those that do
-    not start with the values codec's mark (:mod:`hybridkg.bridge.mapping.values`)."""
-
-    def plain_string(self, expr: str) -> str:
-        return f"(NOT {expr} STARTS WITH '{MARK}')"
-
-    def names(self) -> dict[str, str]:
-        """Every name with its IRI (the translator's ``NameTable``: variable predicates need it)."""
-        return {n: iri for kind in NameKind for n, iri in self.registry.items(kind).items()}
-
-
 _FORM = re.compile(r"\b(SELECT|ASK|CONSTRUCT|DESCRIBE)\b", re.IGNORECASE)
 _COMMENT = re.compile(r"#[^\n]*")
 
@@ -121,7 +109,7 @@ class Differential:
     def __init__(self, oxigraph: ox.Store, mapped: MappedGraph | None, store: GraphStore, no_map: str = "") -> None:
         self.oxigraph = oxigraph
         self.mapped = mapped
-        self.mapping = BridgeMapping(mapped.mapping.registry) if mapped is not None else None
+        self.mapping = mapped.mapping if mapped is not None else None  # the product's own RdfMapping
         self.store = store
         self.no_map = no_map
 

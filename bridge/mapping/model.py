@@ -122,32 +122,10 @@ class RdfMapping:
         string comparison stopped the translated statement at run time."""
         return f"(NOT {expr} STARTS WITH '{MARK}')"
 
-    # The translator's optional LiteralParts (``sparql_to_cypher.functions``): the parts of a String value that
-    # encodes a literal (``values.py``: MARK, then ``@lang lexical``, ``^datatype lexical`` or ``"lexical``).
-
-    def lang_of(self, expr: str) -> str:
-        head = f"split({expr}, ' ')[0]"
-        return f"(CASE WHEN substring({expr}, 1, 1) = '@' THEN split(substring({head}, 2), '--')[0] ELSE '' END)"
-
-    def datatype_of(self, expr: str) -> str:
-        head = f"split({expr}, ' ')[0]"
-        return (
-            f"(CASE substring({expr}, 1, 1) WHEN '@' THEN (CASE WHEN {head} CONTAINS '--' THEN '{_RDF}dirLangString' "
-            f"ELSE '{_RDF}langString' END) WHEN '^' THEN substring({head}, 2) ELSE '{_XSD}string' END)"
-        )
-
-    def lexical_of(self, expr: str) -> str:
-        head = f"split({expr}, ' ')[0]"
-        rest = f"substring({expr}, size(coalesce({head}, '')) + 1)"
-        return f"(CASE WHEN substring({expr}, 1, 1) = '\"' THEN substring({expr}, 2) ELSE {rest} END)"
-
     def names(self) -> dict[str, str]:
         """Every name with its IRI (the translator's optional ``NameTable``: variable predicates need it)."""
         return {n: iri for kind in NameKind for n, iri in self.registry.items(kind).items()}
 
-
-_XSD = "http://www.w3.org/2001/XMLSchema#"
-_RDF = "http://www.w3.org/1999/02/22-rdf-syntax-ns#"
 
 if TYPE_CHECKING:
     _IMPLEMENTS: type[Mapping] = RdfMapping  # mypy checks RdfMapping against the protocol
