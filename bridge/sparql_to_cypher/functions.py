@@ -31,7 +31,7 @@ from typing import Any, Protocol, runtime_checkable
 
 import pyoxigraph as ox
 from rdflib import BNode, Literal, URIRef, Variable
-from rdflib.namespace import XSD
+from rdflib.namespace import RDF, XSD
 
 from hybridkg.bridge.base import Mapping
 from hybridkg.bridge.sparql_to_cypher import emit
@@ -151,8 +151,8 @@ class Compiler:
             op, left, rights = "=", e.arg1, [e.arg2]
         elif e.op in ("=", "!="):
             op, left, rights = e.op, e.expr, [e.other]
-        elif e.op in ("IN", "NOT IN") and e.other:
-            op, left, rights = e.op, e.expr, list(e.other)
+        elif e.op in ("IN", "NOT IN") and _args(e.other):
+            op, left, rights = e.op, e.expr, _args(e.other)
         else:
             return None
         if not self._is_term(left) and len(rights) == 1 and self._is_term(rights[0]) and op in ("=", "!="):
@@ -307,7 +307,7 @@ class Compiler:
         op = e.op
         a = self.compile(e.expr)
         if op in ("IN", "NOT IN"):
-            options = [self.equal(a, self.compile(o)) for o in e.other]
+            options = [self.equal(a, self.compile(o)) for o in _args(e.other)]
             if not options:
                 return Expr("false" if op == "IN" else "true", EKind.BOOL)
             either = "(" + " OR ".join(o.text for o in options) + ")"
@@ -456,6 +456,17 @@ class Compiler:
         test = f"({la} {op} {lb})"
         return Expr(f"(CASE WHEN {tb} = '' OR {ta} = {tb} THEN {test} END)", EKind.BOOL)
 
+    def concat(self, e: Any) -> Expr:
+        """CONCAT of plain strings (SPARQL 1.1 §17.4.3.12): a plain string; ``CONCAT()`` is ``""``. An argument that
+        is not a string literal is an error (Cypher's ``+`` with null); a language-tagged or other encoded one stops
+        the statement (:meth:`string_parts`), so the result never carries a tag."""
+        parts = [self.string_parts(a) for a in _args(e.arg)]
+        if any(p is None for p in parts):
+            return NULL
+        if not parts:
+            return Expr(self.params.add(""), EKind.STR)
+        return Expr("(" + " + ".join(p[0] for p in parts if p is not None) + ")", EKind.STR)
+
     def lang_matches(self, e: Any) -> Expr:
         tag = self.compile(e.arg1)
         if not isinstance(e.arg2, Literal):
@@ -516,7 +527,7 @@ class Compiler:
 
     def coalesce(self, e: Any) -> Expr:
         """The first argument without an error: SPARQL's errors are Cypher's nulls, so Cypher's coalesce."""
-        xs = [x for x in (self.compile(a) for a in e.arg) if x.kind is not EKind.NULL]
+        xs = [x for x in (self.compile(a) for a in _args(e.arg)) if x.kind is not EKind.NULL]
         if not xs:
             return NULL
         kinds = {x.kind for x in xs}
@@ -535,6 +546,12 @@ class Compiler:
 def _num(x: str) -> str:
     """``x`` where it is a number, else 0: FalkorDB evaluates every branch of a CASE, so operands must be safe."""
     return f"(CASE WHEN typeOf({x}) IN ['Integer', 'Float'] THEN {x} ELSE 0 END)"
+
+
+def _args(x: Any) -> list[Any]:
+    """A function's or IN's argument list: rdflib's algebra gives an empty one as the IRI rdf:nil (a list
+    otherwise, ``(rdf:nil)`` included)."""
+    return [] if isinstance(x, URIRef) and x == RDF.nil else list(x)
 
 
 def _is_float(x: str) -> str:
@@ -631,6 +648,7 @@ _HANDLERS: dict[str, Callable[[Compiler, Any], Expr]] = {
     "Builtin_CONTAINS": lambda c, e: c.string_test(e, "CONTAINS"),
     "Builtin_STRSTARTS": lambda c, e: c.string_test(e, "STARTS WITH"),
     "Builtin_STRENDS": lambda c, e: c.string_test(e, "ENDS WITH"),
+    "Builtin_CONCAT": Compiler.concat,
     "Builtin_sameTerm": Compiler.same_term,
     "Builtin_IF": Compiler.if_,
     "Builtin_COALESCE": Compiler.coalesce,

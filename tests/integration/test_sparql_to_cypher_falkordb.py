@@ -122,6 +122,14 @@ QUERIES: list[tuple[str, bool]] = [
     ("ASK { :alice :knows :bob }", False),
     ("ASK { :bob :knows :alice }", False),
     ("CONSTRUCT { ?o :knownBy ?s } WHERE { ?s :knows ?o }", False),
+    ("SELECT ?s ?c WHERE { ?s :nick ?n BIND(CONCAT(?n, '-', ?n) AS ?c) }", False),
+    ("SELECT ?s ?c WHERE { ?s :name ?n ; :age ?a BIND(CONCAT(?n, ?a) AS ?c) }", False),
+    ("SELECT ?s ?c WHERE { ?s :score ?v BIND(CONCAT('a', ?v) AS ?c) }", False),
+    ("SELECT ?s ?c WHERE { ?s :worksFor ?w BIND(CONCAT(?w) AS ?c) }", False),
+    ("SELECT ?s WHERE { ?s :name ?n FILTER(CONCAT(?n, 'x') = 'Bobx') }", False),
+    ("SELECT ?c ?d WHERE { BIND(CONCAT() AS ?c) BIND(COALESCE() AS ?d) }", False),
+    ("ASK { FILTER(2 NOT IN ()) }", False),
+    ("ASK { FILTER(2 IN ()) }", False),
 ]
 
 # queries whose translation must stop on the data (an encoded literal reaches a comparison)
@@ -130,6 +138,7 @@ REFUSED_AT_RUN_TIME = [
     "SELECT ?s ?b WHERE { ?s :born ?b } ORDER BY ?b",
     "SELECT ?s WHERE { ?s :weight ?w FILTER(?w > 70) }",
     "SELECT (SUM(?w) AS ?t) WHERE { ?s :weight ?w }",
+    "SELECT ?s ?c WHERE { ?s :label ?l BIND(CONCAT(?l, 'x') AS ?c) }",
 ]
 
 

@@ -45,6 +45,7 @@ REFUSED = [
     ("SELECT ?l (COUNT(*) AS ?c) WHERE { ?s :name ?n } GROUP BY (UCASE(?n) AS ?l)", "UCASE"),
     ("SELECT * WHERE { ?s :name ?n FILTER(?n = 'a'@en) }", "stores encoded"),
     ("SELECT * WHERE { ?s :name ?n FILTER(STRLEN(UCASE(?n)) > 1) }", "UCASE"),
+    ("SELECT * WHERE { ?s :name ?n BIND(CONCAT(?n, 'x'@en) AS ?c) }", "stores encoded"),
     ("SELECT (MIN(?o) AS ?m) WHERE { ?s :knows ?o }", "over IRIs"),
     ("SELECT * WHERE { ?s :age ?a { ?a :knows* ?a } UNION { ?s :knows ?a } }", "from or to a literal"),
     ("SELECT * WHERE { ?s :name ?n OPTIONAL { ?s :age ?a FILTER((false)) } }", "constant rdflib's algebra drops"),
@@ -145,3 +146,12 @@ def test_string_tests_need_compatible_arguments() -> None:
     assert " CONTAINS " in c.text
     assert "size(" in c.text
     assert "= '' OR " in c.text  # the second argument without a language tag, or both with the same
+
+
+def test_concat_of_plain_strings_is_string_addition_and_an_empty_argument_list_is_rdf_nil() -> None:
+    c = translate(P + "SELECT ?c ?e WHERE { ?s :name ?n BIND(CONCAT(?n, 'x') AS ?c) BIND(CONCAT() AS ?e) }", MAPPING)
+    assert " + " in c.text
+    assert "" in c.params.values()
+    assert "x" in c.params.values()
+    c = translate(P + "ASK { ?s :name ?n FILTER(?n NOT IN () && COALESCE() = 1) }", MAPPING)
+    assert "http://www.w3.org/1999/02/22-rdf-syntax-ns#nil" not in c.params.values()
