@@ -32,6 +32,7 @@ from typing import Any, Protocol, runtime_checkable
 import pyoxigraph as ox
 from rdflib import BNode, Literal, URIRef, Variable
 from rdflib.namespace import RDF, XSD
+from rdflib.plugins.sparql.parserutils import CompValue
 
 from hybridkg.bridge.base import Mapping
 from hybridkg.bridge.sparql_to_cypher import emit
@@ -467,6 +468,39 @@ class Compiler:
             return Expr(self.params.add(""), EKind.STR)
         return Expr("(" + " + ".join(p[0] for p in parts if p is not None) + ")", EKind.STR)
 
+    def function(self, e: Any) -> Expr:
+        """A function call by IRI: the casts ``xsd:string`` (as STR, which it equals on every value the graph holds
+        natively and on IRIs) and ``xsd:integer``; any other function is refused."""
+        iri, args = str(e.iri), _args(e.expr)
+        if len(args) == 1 and iri == XSD_STRING:
+            return self.compile(CompValue("Builtin_STR", arg=args[0]))
+        if len(args) == 1 and iri == XSD_INTEGER:
+            return self.to_integer(self.compile(args[0]))
+        raise Unsupported(f"the function <{iri}>")
+
+    def to_integer(self, x: Expr) -> Expr:
+        """``xsd:integer`` cast (SPARQL 1.1 §17.5, XPath casting): an integer is itself, a boolean 1 or 0, a string of
+        the integer lexical form (``[+-]?[0-9]+``) its value; any other string, an IRI or a blank node an error. A
+        double (truncation), a string of more than 18 digits (past Cypher's 64 bits) and a string with leading or
+        trailing whitespace (XPath trims it, Oxigraph does not) stop the statement."""
+        if x.kind not in VALUES:
+            return NULL
+        s = f"toString({x.text})"
+        exact = self.params.add("^[+-]?[0-9]{1,18}\\z")
+        risky = self.params.add("^[ \t\n\r]*[+-]?[0-9]+[ \t\n\r]*\\z")
+        matches = f"size(string.matchRegEx({s}, {exact})) > 0"
+        t = f"typeOf({x.text})"
+        text = (
+            f"(CASE WHEN {t} = 'Integer' THEN {x.text} WHEN {t} = 'Boolean' THEN (CASE WHEN {x.text} = true THEN 1 "
+            f"ELSE 0 END) WHEN {t} = 'String' AND {matches} THEN toInteger({s}) END)"
+        )
+        bad = (
+            f"{x.text} IS NOT NULL AND ({t} = 'Float' OR ({t} = 'String' AND NOT {matches} AND "
+            f"size(string.matchRegEx({s}, {risky})) > 0))"
+        )
+        guards = [g for g in (self.guard(x), emit.refuse_if(bad)) if g]
+        return Expr(self.guarded(" AND ".join(guards), text), EKind.NUM)
+
     def lang_matches(self, e: Any) -> Expr:
         tag = self.compile(e.arg1)
         if not isinstance(e.arg2, Literal):
@@ -649,6 +683,7 @@ _HANDLERS: dict[str, Callable[[Compiler, Any], Expr]] = {
     "Builtin_STRSTARTS": lambda c, e: c.string_test(e, "STARTS WITH"),
     "Builtin_STRENDS": lambda c, e: c.string_test(e, "ENDS WITH"),
     "Builtin_CONCAT": Compiler.concat,
+    "Function": Compiler.function,
     "Builtin_sameTerm": Compiler.same_term,
     "Builtin_IF": Compiler.if_,
     "Builtin_COALESCE": Compiler.coalesce,

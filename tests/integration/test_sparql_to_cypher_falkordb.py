@@ -34,6 +34,7 @@ _:x :name "Mystery" ; :knows :alice .
 :globex a :Org ; :name "Globex" ; :partner :initech .
 :initech a :Org .
 :erin a :Person ; :age 30 ; :height "1.6E0"^^xsd:double ; :knows :erin ; :score 1, 1.0e0, true, "1" .
+:frank :code "+042", "-0", "12x", "", "007" ; :pad " 7" ; :big "1234567890123456789012" .
 """
 
 P = "PREFIX : <http://e/> PREFIX xsd: <http://www.w3.org/2001/XMLSchema#> "
@@ -130,6 +131,12 @@ QUERIES: list[tuple[str, bool]] = [
     ("SELECT ?c ?d WHERE { BIND(CONCAT() AS ?c) BIND(COALESCE() AS ?d) }", False),
     ("ASK { FILTER(2 NOT IN ()) }", False),
     ("ASK { FILTER(2 IN ()) }", False),
+    ("SELECT ?v ?i WHERE { ?s :code ?v BIND(xsd:integer(?v) AS ?i) }", False),
+    ("SELECT ?v WHERE { ?s :code ?v } ORDER BY xsd:integer(?v) ?v", True),
+    ("SELECT ?s ?i ?t WHERE { ?s :active ?v BIND(xsd:integer(?v) AS ?i) BIND(xsd:string(?v) AS ?t) }", False),
+    ("SELECT ?s ?i ?t WHERE { ?s :worksFor ?w BIND(xsd:integer(?w) AS ?i) BIND(xsd:string(?w) AS ?t) }", False),
+    ("SELECT ?s ?i WHERE { ?s :name ?n BIND(xsd:integer(?n) AS ?i) }", False),
+    ("SELECT ?s WHERE { ?s :active ?a FILTER(xsd:integer(?a) = 1 && datatype(xsd:string(?a)) = xsd:string) }", False),
 ]
 
 # queries whose translation must stop on the data (an encoded literal reaches a comparison)
@@ -139,6 +146,9 @@ REFUSED_AT_RUN_TIME = [
     "SELECT ?s WHERE { ?s :weight ?w FILTER(?w > 70) }",
     "SELECT (SUM(?w) AS ?t) WHERE { ?s :weight ?w }",
     "SELECT ?s ?c WHERE { ?s :label ?l BIND(CONCAT(?l, 'x') AS ?c) }",
+    "SELECT ?i WHERE { ?s :pad ?v BIND(xsd:integer(?v) AS ?i) }",
+    "SELECT ?i WHERE { ?s :big ?v BIND(xsd:integer(?v) AS ?i) }",
+    "SELECT ?i WHERE { ?s :height ?v BIND(xsd:integer(?v) AS ?i) }",
 ]
 
 
