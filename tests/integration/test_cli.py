@@ -139,6 +139,7 @@ def test_demo_runs() -> None:
     assert "rejected bad-prescription.ttl" in out
     assert "accepted new-patient.ttl" in out
     assert "[cls-svf1]" in out
+    assert "the same as the SPARQL engine's: True" in out  # the bridge: SPARQL answered through its Cypher
 
 
 def _count(store: Path) -> int:
