@@ -40,7 +40,7 @@ from hybridkg.bridge.cypher_to_sparql.parse import WRITES
 from hybridkg.bridge.mapping import NameRegistry, RdfMapping, Shapes, read_registry
 from hybridkg.bridge.mapping.model import Schema
 from hybridkg.bridge.mapping.shapes import schema_of
-from hybridkg.bridge.sparql_to_cypher import CypherQuery
+from hybridkg.bridge.sparql_to_cypher import RUNTIME_REFUSAL, CypherQuery
 from hybridkg.bridge.sync import BridgeSync
 from hybridkg.errors import InvalidInput, InvalidQuery, NotFound, ResultTooLarge, Unsupported
 from hybridkg.structural.base import GraphNode, GraphPath, GraphRelationship, GraphStore, ReadOnlyGraph
@@ -233,7 +233,16 @@ def run_cypher(
     """Run Cypher ``query`` read-only (:func:`check_read_only`, then the store's read-only path) on a bridge graph;
     more than ``max_rows`` rows is ResultTooLarge, ``timeout_s`` the store's own timeout."""
     check_read_only(query)
-    raw = read_only(graph, query, params, timeout_s=timeout_s)
+    try:
+        raw = read_only(graph, query, params, timeout_s=timeout_s)
+    except InvalidQuery as e:
+        if RUNTIME_REFUSAL in str(e):  # how a translation from SPARQL stops (docs/bridge.md §2); say so
+            raise InvalidQuery(
+                f"{e} (a statement translated from SPARQL stops this way when the data holds a value it cannot "
+                "evaluate exactly, e.g. a language-tagged or typed literal in a comparison or ORDER BY; run the SPARQL "
+                "itself instead)"
+            ) from None
+        raise
     if max_rows is not None and len(raw.rows) > max_rows:
         raise ResultTooLarge(f"the result has more than {max_rows} rows (server.max_result_rows); add a LIMIT or "
                              "narrow the query")

@@ -108,6 +108,7 @@ def test_cypher_renders_nodes_relationships_and_paths(store: Path) -> None:
         (("translate", "--to", "sparql", "MATCH (n RETURN n"), "line 1, column"),
         (("cypher", "MATCH (n:Company) SET n.city = 'x' RETURN n"), "SET is a write"),
         (("cypher", "--param", "x=nope", "MATCH (n) RETURN n"), "is not JSON"),
+        (("cypher", "RETURN 1 / 0 AS x"), "cannot evaluate exactly"),  # how a translation stops: explained
     ],
 )
 def test_refusals_exit_2_naming_the_problem(store: Path, args: tuple[str, ...], message: str) -> None:
