@@ -34,7 +34,7 @@ _:x :name "Mystery" ; :knows :alice .
 :globex a :Org ; :name "Globex" ; :partner :initech .
 :initech a :Org .
 :erin a :Person ; :age 30 ; :height "1.6E0"^^xsd:double ; :knows :erin ; :score 1, 1.0e0, true, "1" .
-:frank :code "+042", "-0", "12x", "", "007" ; :pad " 7" ; :big "1234567890123456789012" .
+:frank :code "+042", "-0", "12x", "", "007", "true", "0", "TRUE" ; :pad " 7", " true" ; :big "1234567890123456789012" .
 """
 
 P = "PREFIX : <http://e/> PREFIX xsd: <http://www.w3.org/2001/XMLSchema#> "
@@ -137,6 +137,10 @@ QUERIES: list[tuple[str, bool]] = [
     ("SELECT ?s ?i ?t WHERE { ?s :worksFor ?w BIND(xsd:integer(?w) AS ?i) BIND(xsd:string(?w) AS ?t) }", False),
     ("SELECT ?s ?i WHERE { ?s :name ?n BIND(xsd:integer(?n) AS ?i) }", False),
     ("SELECT ?s WHERE { ?s :active ?a FILTER(xsd:integer(?a) = 1 && datatype(xsd:string(?a)) = xsd:string) }", False),
+    ("SELECT ?v ?b WHERE { ?s :code ?v BIND(xsd:boolean(?v) AS ?b) }", False),
+    ("SELECT ?v ?b WHERE { ?s :score ?v BIND(xsd:boolean(?v) AS ?b) }", False),
+    ("SELECT ?s ?b WHERE { ?s :knows ?o BIND(xsd:boolean(?o) AS ?b) }", False),
+    ("SELECT ?s WHERE { ?s :age ?a FILTER(xsd:boolean(?a) && xsd:boolean('1') && !xsd:boolean(0)) }", False),
 ]
 
 # queries whose translation must stop on the data (an encoded literal reaches a comparison)
@@ -148,6 +152,7 @@ REFUSED_AT_RUN_TIME = [
     "SELECT ?s ?c WHERE { ?s :label ?l BIND(CONCAT(?l, 'x') AS ?c) }",
     "SELECT ?i WHERE { ?s :pad ?v BIND(xsd:integer(?v) AS ?i) }",
     "SELECT ?i WHERE { ?s :big ?v BIND(xsd:integer(?v) AS ?i) }",
+    "SELECT ?b WHERE { ?s :pad ?v FILTER(isNumeric(?v) || xsd:boolean(?v)) }",
     "SELECT ?i WHERE { ?s :height ?v BIND(xsd:integer(?v) AS ?i) }",
 ]
 

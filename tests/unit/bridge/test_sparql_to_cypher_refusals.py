@@ -49,6 +49,8 @@ REFUSED = [
     ("PREFIX xsd: <http://www.w3.org/2001/XMLSchema#> SELECT * WHERE { ?s :age ?a FILTER(xsd:double(?a) > 1) }",
      "function <http://www.w3.org/2001/XMLSchema#double>"),
     ("SELECT * WHERE { ?s :age ?a FILTER(:f(?a)) }", "function <http://e/f>"),
+    ("PREFIX xsd: <http://www.w3.org/2001/XMLSchema#> SELECT * WHERE { ?s :age ?a FILTER(xsd:boolean(?a - 1)) }",
+     "of an expression"),
     ("SELECT (MIN(?o) AS ?m) WHERE { ?s :knows ?o }", "over IRIs"),
     ("SELECT * WHERE { ?s :age ?a { ?a :knows* ?a } UNION { ?s :knows ?a } }", "from or to a literal"),
     ("SELECT * WHERE { ?s :name ?n OPTIONAL { ?s :age ?a FILTER((false)) } }", "constant rdflib's algebra drops"),
