@@ -527,6 +527,45 @@ class Compiler:
         guards = [g for g in (self.guard(x), emit.refuse_if(bad)) if g]
         return Expr(self.guarded(" AND ".join(guards), text), EKind.BOOL)
 
+    def ascii_string(self, arg: Any) -> str | None:
+        """The plain string ``arg`` (null for anything else, an error) where it is ASCII; a non-ASCII one stops the
+        statement (FalkorDB's case mappings are not Unicode's: ``toUpper('ß')`` is ``'ẞ'``, XPath's ``'SS'``), as
+        an encoded literal does (:meth:`string_parts`). ``None`` when it is never a string."""
+        if not isinstance(arg, Variable | Literal):
+            # FalkorDB took seconds a row when the regex's operand held a run-time check (UCASE(SUBSTR(?n, 1, 2)))
+            raise Unsupported("UCASE, LCASE or SUBSTR of an expression (only of a variable or a constant)")
+        parts = self.string_parts(arg)
+        if parts is None:
+            return None
+        p = self.params.add("^[\t\n\r -~]*\\z")  # printable ASCII
+        raw = self.compile(arg).text  # unguarded: the check above, inside the regex, took seconds a row
+        refuse = emit.refuse_if(f"size(string.matchRegEx(toString(coalesce({raw}, '')), {p})) = 0")
+        return self.guarded(refuse, parts[0])
+
+    def case_map(self, e: Any, fn: str) -> Expr:
+        """UCASE, LCASE of an ASCII plain string."""
+        x = self.ascii_string(e.arg)
+        return NULL if x is None else Expr(f"{fn}({x})", EKind.STR)
+
+    def substr(self, e: Any) -> Expr:
+        """SUBSTR of an ASCII plain string with integer constants (XPath fn:substring: the characters at 1-based
+        positions p with start <= p < start + length), as Cypher's 0-based ``substring``."""
+        given = [_integer_constant(b) for b in [e.start] + ([e.length] if e.length is not None else [])]
+        bounds = [b for b in given if b is not None]
+        if len(bounds) < len(given):
+            raise Unsupported("SUBSTR with a start or length other than an integer constant")
+        if any(abs(b) > 2**52 for b in bounds):
+            raise Unsupported("SUBSTR with a start or length past 2^52")
+        start = bounds[0]
+        first = max(start, 1)
+        x = self.ascii_string(e.arg)
+        if x is None:
+            return NULL
+        if e.length is None:
+            return Expr(f"substring({x}, {self.params.add(first - 1)})", EKind.STR)
+        count = max(start + bounds[1] - first, 0)
+        return Expr(f"substring({x}, {self.params.add(first - 1)}, {self.params.add(count)})", EKind.STR)
+
     def lang_matches(self, e: Any) -> Expr:
         tag = self.compile(e.arg1)
         if not isinstance(e.arg2, Literal):
@@ -612,6 +651,15 @@ def _args(x: Any) -> list[Any]:
     """A function's or IN's argument list: rdflib's algebra gives an empty one as the IRI rdf:nil (a list
     otherwise, ``(rdf:nil)`` included)."""
     return [] if isinstance(x, URIRef) and x == RDF.nil else list(x)
+
+
+def _integer_constant(x: Any) -> int | None:
+    """The value of an xsd:integer constant, or of one negated; ``None`` for anything else."""
+    negate = getattr(x, "name", "") == "UnaryMinus"
+    x = x.expr if negate else x
+    if not isinstance(x, Literal) or str(x.datatype) != XSD_INTEGER:
+        return None
+    return -int(x.toPython()) if negate else int(x.toPython())
 
 
 def _is_float(x: str) -> str:
@@ -709,6 +757,9 @@ _HANDLERS: dict[str, Callable[[Compiler, Any], Expr]] = {
     "Builtin_STRSTARTS": lambda c, e: c.string_test(e, "STARTS WITH"),
     "Builtin_STRENDS": lambda c, e: c.string_test(e, "ENDS WITH"),
     "Builtin_CONCAT": Compiler.concat,
+    "Builtin_UCASE": lambda c, e: c.case_map(e, "toUpper"),
+    "Builtin_LCASE": lambda c, e: c.case_map(e, "toLower"),
+    "Builtin_SUBSTR": Compiler.substr,
     "Function": Compiler.function,
     "Builtin_sameTerm": Compiler.same_term,
     "Builtin_IF": Compiler.if_,

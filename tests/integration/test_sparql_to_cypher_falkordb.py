@@ -34,7 +34,8 @@ _:x :name "Mystery" ; :knows :alice .
 :globex a :Org ; :name "Globex" ; :partner :initech .
 :initech a :Org .
 :erin a :Person ; :age 30 ; :height "1.6E0"^^xsd:double ; :knows :erin ; :score 1, 1.0e0, true, "1" .
-:frank :code "+042", "-0", "12x", "", "007", "true", "0", "TRUE" ; :pad " 7", " true" ; :big "1234567890123456789012" .
+:frank :code "+042", "-0", "12x", "", "007", "true", "0", "TRUE" ;
+    :pad " 7", " true" ; :word "Straße" ; :big "1234567890123456789012" .
 """
 
 P = "PREFIX : <http://e/> PREFIX xsd: <http://www.w3.org/2001/XMLSchema#> "
@@ -138,6 +139,12 @@ QUERIES: list[tuple[str, bool]] = [
     ("SELECT ?s ?i WHERE { ?s :name ?n BIND(xsd:integer(?n) AS ?i) }", False),
     ("SELECT ?s WHERE { ?s :active ?a FILTER(xsd:integer(?a) = 1 && datatype(xsd:string(?a)) = xsd:string) }", False),
     ("SELECT ?v ?b WHERE { ?s :code ?v BIND(xsd:boolean(?v) AS ?b) }", False),
+    ("SELECT ?s ?u ?l WHERE { ?s :name ?n BIND(UCASE(?n) AS ?u) BIND(LCASE(?n) AS ?l) }", False),
+    ("SELECT ?s ?u WHERE { ?s :worksFor ?w BIND(UCASE(?w) AS ?u) }", False),
+    ("SELECT ?n ?a ?b ?c ?d ?e WHERE { ?s :name ?n BIND(SUBSTR(?n, 2) AS ?a) BIND(SUBSTR(?n, 0, 3) AS ?b) "
+     "BIND(SUBSTR(?n, -5, 7) AS ?c) BIND(SUBSTR(?n, 4, 100) AS ?d) BIND(SUBSTR(?n, 3, -1) AS ?e) }", False),
+    ("SELECT ?s ?x WHERE { ?s :score ?v BIND(SUBSTR(?v, 1, 1) AS ?x) }", False),
+    ("SELECT ?s WHERE { ?s :name ?n FILTER(SUBSTR(?n, 1, 2) = 'Al' || LCASE(?n) = 'bob') }", False),
     ("SELECT ?v ?b WHERE { ?s :score ?v BIND(xsd:boolean(?v) AS ?b) }", False),
     ("SELECT ?s ?b WHERE { ?s :knows ?o BIND(xsd:boolean(?o) AS ?b) }", False),
     ("SELECT ?s WHERE { ?s :age ?a FILTER(xsd:boolean(?a) && xsd:boolean('1') && !xsd:boolean(0)) }", False),
@@ -153,6 +160,9 @@ REFUSED_AT_RUN_TIME = [
     "SELECT ?i WHERE { ?s :pad ?v BIND(xsd:integer(?v) AS ?i) }",
     "SELECT ?i WHERE { ?s :big ?v BIND(xsd:integer(?v) AS ?i) }",
     "SELECT ?b WHERE { ?s :pad ?v FILTER(isNumeric(?v) || xsd:boolean(?v)) }",
+    "SELECT ?u WHERE { ?s :word ?w BIND(UCASE(?w) AS ?u) }",
+    "SELECT ?u WHERE { ?s :word ?w BIND(SUBSTR(?w, 1, 2) AS ?u) }",
+    "SELECT ?u WHERE { ?s :label ?w BIND(LCASE(?w) AS ?u) }",
     "SELECT ?i WHERE { ?s :height ?v BIND(xsd:integer(?v) AS ?i) }",
 ]
 
