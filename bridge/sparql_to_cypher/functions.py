@@ -566,6 +566,25 @@ class Compiler:
         count = max(start + bounds[1] - first, 0)
         return Expr(f"substring({x}, {self.params.add(first - 1)}, {self.params.add(count)})", EKind.STR)
 
+    def rounding(self, e: Any, fn: str) -> Expr:
+        """ABS, CEIL, FLOOR, ROUND of a variable or constant: an integer's (ABS: Cypher's ``abs``; the others: the
+        integer itself), a double's ABS (``abs``); any other value an error. CEIL, FLOOR and ROUND of a double stop
+        the statement (-0.0 results, which the graph does not hold, and ROUND's half-up rule)."""
+        if not isinstance(e.arg, Variable | Literal):
+            raise Unsupported(f"{fn.upper()} of an expression (only of a variable or a constant)")
+        x = self.compile(e.arg)
+        if x.kind not in VALUES:
+            return NULL
+        t = f"typeOf({x.text})"
+        if fn == "abs":
+            text = f"(CASE WHEN {t} IN ['Integer', 'Float'] THEN abs({_num(x.text)}) END)"
+            guards = [self.guard(x)]
+        else:
+            text = f"(CASE WHEN {t} = 'Integer' THEN {x.text} END)"
+            guards = [self.guard(x), emit.refuse_if(f"{x.text} IS NOT NULL AND {t} = 'Float'")]
+        guard = " AND ".join(g for g in guards if g)
+        return Expr(self.guarded(guard or None, text), EKind.NUM)
+
     def lang_matches(self, e: Any) -> Expr:
         tag = self.compile(e.arg1)
         if not isinstance(e.arg2, Literal):
@@ -760,6 +779,10 @@ _HANDLERS: dict[str, Callable[[Compiler, Any], Expr]] = {
     "Builtin_UCASE": lambda c, e: c.case_map(e, "toUpper"),
     "Builtin_LCASE": lambda c, e: c.case_map(e, "toLower"),
     "Builtin_SUBSTR": Compiler.substr,
+    "Builtin_ABS": lambda c, e: c.rounding(e, "abs"),
+    "Builtin_CEIL": lambda c, e: c.rounding(e, "ceil"),
+    "Builtin_FLOOR": lambda c, e: c.rounding(e, "floor"),
+    "Builtin_ROUND": lambda c, e: c.rounding(e, "round"),
     "Function": Compiler.function,
     "Builtin_sameTerm": Compiler.same_term,
     "Builtin_IF": Compiler.if_,

@@ -144,6 +144,12 @@ QUERIES: list[tuple[str, bool]] = [
     ("SELECT ?n ?a ?b ?c ?d ?e WHERE { ?s :name ?n BIND(SUBSTR(?n, 2) AS ?a) BIND(SUBSTR(?n, 0, 3) AS ?b) "
      "BIND(SUBSTR(?n, -5, 7) AS ?c) BIND(SUBSTR(?n, 4, 100) AS ?d) BIND(SUBSTR(?n, 3, -1) AS ?e) }", False),
     ("SELECT ?s ?x WHERE { ?s :score ?v BIND(SUBSTR(?v, 1, 1) AS ?x) }", False),
+    ("SELECT ?s ?a ?b WHERE { ?s :age ?v BIND(ABS(?v) AS ?a) BIND(ABS(2) AS ?b) }", False),
+    ("SELECT ?s ?a WHERE { ?s :name ?v BIND(ABS(?v) AS ?a) }", False),
+    ("SELECT ?s ?c ?f ?r WHERE { ?s :nick ?v BIND(CEIL(?v) AS ?c) BIND(FLOOR(?v) AS ?f) BIND(ROUND(?v) AS ?r) }",
+     False),
+    ("SELECT ?s ?c ?f ?r WHERE { ?s :age 30 ; :age ?v BIND(CEIL(?v) AS ?c) BIND(FLOOR(?v) AS ?f) "
+     "BIND(ROUND(?v) AS ?r) }", False),
     ("SELECT ?s WHERE { ?s :name ?n FILTER(SUBSTR(?n, 1, 2) = 'Al' || LCASE(?n) = 'bob') }", False),
     ("SELECT ?v ?b WHERE { ?s :score ?v BIND(xsd:boolean(?v) AS ?b) }", False),
     ("SELECT ?s ?b WHERE { ?s :knows ?o BIND(xsd:boolean(?o) AS ?b) }", False),
@@ -163,6 +169,8 @@ REFUSED_AT_RUN_TIME = [
     "SELECT ?u WHERE { ?s :word ?w BIND(UCASE(?w) AS ?u) }",
     "SELECT ?u WHERE { ?s :word ?w BIND(SUBSTR(?w, 1, 2) AS ?u) }",
     "SELECT ?u WHERE { ?s :label ?w BIND(LCASE(?w) AS ?u) }",
+    "SELECT ?r WHERE { ?s :height ?h BIND(ROUND(?h) AS ?r) }",
+    "SELECT ?r WHERE { ?s :weight ?w BIND(ABS(?w) AS ?r) }",
     "SELECT ?i WHERE { ?s :height ?v BIND(xsd:integer(?v) AS ?i) }",
 ]
 

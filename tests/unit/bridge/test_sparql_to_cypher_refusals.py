@@ -48,6 +48,7 @@ REFUSED = [
     ("SELECT * WHERE { ?s :name ?n BIND(SUBSTR(?n, 1.5) AS ?x) }", "integer constant"),
     ("SELECT * WHERE { ?s :name ?n BIND(SUBSTR(?n, 1, ?n) AS ?x) }", "integer constant"),
     ("SELECT * WHERE { ?s :name ?n BIND(UCASE(SUBSTR(?n, 1, 2)) AS ?x) }", "of an expression"),
+    ("SELECT * WHERE { ?s :age ?a BIND(ROUND(?a + 1) AS ?x) }", "ROUND of an expression"),
     ("SELECT * WHERE { ?s :name ?n BIND(CONCAT(?n, 'x'@en) AS ?c) }", "stores encoded"),
     ("PREFIX xsd: <http://www.w3.org/2001/XMLSchema#> SELECT * WHERE { ?s :age ?a FILTER(xsd:double(?a) > 1) }",
      "function <http://www.w3.org/2001/XMLSchema#double>"),
