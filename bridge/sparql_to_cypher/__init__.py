@@ -37,9 +37,10 @@ Design decisions and refusal rules (the reasons are in each module's docstring):
 5. ORDER BY orders ranks (unbound < blank < IRI < number < string < boolean) then values, as Oxigraph does.
 6. Bag semantics: ``UNION ALL``; relationship uniqueness avoided with one ``MATCH`` per triple; ``p+``, ``p*``,
    ``p?`` keep SPARQL's distinct-endpoint semantics.
-7. Not translated (Unsupported): named graphs (GRAPH, FROM), SERVICE, AVG, division, most string and date
-   functions, DESCRIBE; variable predicates and classes only where the mapping lists its names (``NameTable``):
-   their terms, and the objects of predicates with IRI and literal objects, are of a kind known only at run time
+7. Not translated (Unsupported): named graphs (GRAPH, FROM), SERVICE, AVG, division, date functions, hashes,
+   most casts, string functions of non-ASCII or nested arguments, DESCRIBE; variable predicates and classes only
+   where the mapping lists its names (``NameTable``): their terms, and the objects of predicates with IRI and
+   literal objects, are of a kind known only at run time
    (``Sort.TERM``, tagged lists; ``bgp._any_triple``). See the module docstrings for each smaller rule.
 8. Engine workarounds, each found by a random differential run against Oxigraph: WHERE conditions are projected
    first (FalkorDB folds a constant one away with a subquery's aggregate row); a UNION after other patterns inside

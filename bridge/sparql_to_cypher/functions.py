@@ -20,6 +20,11 @@ unbound variable): Cypher's three-valued ``AND``/``OR``/``NOT`` on ``null`` are 
 * ``regex``: pattern and flags are constants; the pattern is rewritten into the engine's syntax for a safe subset
   (``.`` -> ``[^\\n\\r]``, ``$`` -> ``\\z``); other escapes, ``\\d``-style classes, back-references and flags
   other than ``i`` (and ``i`` with non-ASCII patterns) are refused.
+* String functions work on plain strings only (an encoded literal, language-tagged included, stops the
+  statement): CONCAT, STRLEN, CONTAINS/STRSTARTS/STRENDS on any; UCASE, LCASE and SUBSTR (integer constant bounds)
+  only of a variable or constant, and a non-ASCII string stops the statement (FalkorDB's case mappings are not
+  Unicode's). ABS/CEIL/FLOOR/ROUND and the casts ``xsd:string``/``xsd:integer``/``xsd:boolean`` are translated
+  where Cypher's answer is exactly XPath's (each method says where); other functions are refused.
 """
 
 from __future__ import annotations
