@@ -6,6 +6,7 @@ from collections.abc import Callable, Iterator
 
 import pytest
 from integration.grpc.service import (
+    BRIDGE_BATCH_ROWS,
     LoopThread,
     Pki,
     Server,
@@ -13,9 +14,11 @@ from integration.grpc.service import (
     openssl,
     settings_for,
 )
+from support.falkor import short_tmp
 
 from hybridkg.server.grpc_api import start_grpc
 from hybridkg.server.runtime import Runtime
+from hybridkg.structural.settings import GraphBackend
 
 
 @pytest.fixture(scope="session")
@@ -85,3 +88,23 @@ def single_worker(tmp_path_factory: pytest.TempPathFactory, start_server: Callab
     settings.server.workers = 1
     settings.server.max_result_rows = 10**12
     return start_server(demo_runtime(settings))
+
+
+@pytest.fixture(scope="module")
+def bridged(loop_thread: LoopThread, start_server: Callable[[Runtime], Server]) -> Iterator[Server]:
+    """A server whose runtime has the demo domains synced into the whole store's and crm's bridge graphs (on the
+    structural layer's managed FalkorDB), stopped with the module."""
+    with short_tmp() as path:
+        settings = settings_for(path)
+        settings.structural.graph.backend = GraphBackend.FALKORDB
+        settings.server.batch_rows = BRIDGE_BATCH_ROWS
+        settings.server.max_result_rows = 300
+        runtime = demo_runtime(settings)
+        runtime.bridge(None).sync()
+        runtime.bridge("crm").sync()
+        server = start_server(runtime)
+        try:
+            yield server
+        finally:
+            loop_thread.run(server.server.stop(1))
+            runtime.close()

@@ -22,6 +22,8 @@ from hybridkg.server.runtime import Runtime
 from hybridkg.server.settings import ApiKey, Role
 from hybridkg.structural.settings import EmbedderKind, GraphBackend, VectorBackend
 
+#: Rows per Cypher/Sparql message on the bridge fixture's server (small, so results span several messages).
+BRIDGE_BATCH_ROWS = 4
 KEYS = {Role.READER: "reader-key-0123456789", Role.WRITER: "writer-key-0123456789", Role.ADMIN: "admin-key-0123456789"}
 
 

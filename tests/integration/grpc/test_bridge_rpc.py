@@ -6,41 +6,18 @@ from __future__ import annotations
 
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import grpc
 import pytest
-from integration.grpc.service import LoopThread, Server, auth, demo_runtime, settings_for
-from support.falkor import short_tmp
+from integration.grpc.service import BRIDGE_BATCH_ROWS, Server, auth
 
 from hybridkg.proto.hybridkg.v1 import knowledge_pb2 as pb
-from hybridkg.server.runtime import Runtime
 from hybridkg.server.settings import Role
-from hybridkg.structural.settings import GraphBackend
 
 CRM = "https://hybridkg.dev/ns/crm#"
 COMPANIES = f"SELECT ?c ?city WHERE {{ ?c a <{CRM}Company> ; <{CRM}city> ?city }}"
-
-
-@pytest.fixture(scope="module")
-def bridged(loop_thread: LoopThread, start_server: Callable[[Runtime], Server]) -> Iterator[Server]:
-    """A server whose runtime has the demo domains synced into the whole store's and crm's bridge graphs (on the
-    structural layer's managed FalkorDB), stopped with the module."""
-    with short_tmp() as path:
-        settings = settings_for(path)
-        settings.structural.graph.backend = GraphBackend.FALKORDB
-        settings.server.batch_rows = 4
-        settings.server.max_result_rows = 300
-        runtime = demo_runtime(settings)
-        runtime.bridge(None).sync()
-        runtime.bridge("crm").sync()
-        server = start_server(runtime)
-        try:
-            yield server
-        finally:
-            loop_thread.run(server.server.stop(1))
-            runtime.close()
 
 
 def _cypher(server: Server, query: str, role: Role = Role.READER, timeout: float | None = None,
@@ -96,7 +73,7 @@ def test_cypher_streams_columns_first_then_batches_of_typed_values(bridged: Serv
     assert list(messages[0].columns) == ["uri", "c", "city", "l"]
     assert all(not m.columns for m in messages[1:])
     assert len(messages) >= 2
-    assert all(len(m.rows) <= 4 for m in messages)
+    assert all(len(m.rows) <= BRIDGE_BATCH_ROWS for m in messages)
     rows = _rows(messages)
     assert [r[0] for r in rows] == sorted(r[0] for r in rows)
     for uri, node, _city, lst in rows:

@@ -8,48 +8,23 @@ from __future__ import annotations
 import datetime as dt
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
-from integration.grpc.service import KEYS, LoopThread, Server, demo_runtime, settings_for
-from support.falkor import short_tmp
+from integration.grpc.service import BRIDGE_BATCH_ROWS, KEYS, Server
 
 from hybridkg import errors
 from hybridkg.bridge.queries import Language, names_of_sync, run_cypher, translate
 from hybridkg.client import Client, CypherResult, Rows
-from hybridkg.server.runtime import Runtime
 from hybridkg.server.settings import Role
-from hybridkg.structural.settings import GraphBackend
 
 CRM = "https://hybridkg.dev/ns/crm#"
-BATCH_ROWS = 4
 #: Every kind of value, over more rows than one message holds.
 EVERY_KIND = (
     "MATCH p = (x:Contact)-[r:worksFor]->(c:Company) "
     "RETURN x, r, p, {city: c.city, tags: [1, 2.5, true, null]} AS m, c.uri AS uri, 0.0 / 0.0 AS nan, "
     "1.0 / 0.0 AS inf ORDER BY x.uri"
 )
-
-
-@pytest.fixture(scope="module")
-def bridged(loop_thread: LoopThread, start_server: Callable[[Runtime], Server]) -> Iterator[Server]:
-    """A server whose runtime has the demo domains synced into the whole store's and crm's bridge graphs (on the
-    structural layer's managed FalkorDB), stopped with the module."""
-    with short_tmp() as path:
-        settings = settings_for(path)
-        settings.structural.graph.backend = GraphBackend.FALKORDB
-        settings.server.batch_rows = BATCH_ROWS
-        settings.server.max_result_rows = 300
-        runtime = demo_runtime(settings)
-        runtime.bridge(None).sync()
-        runtime.bridge("crm").sync()
-        server = start_server(runtime)
-        try:
-            yield server
-        finally:
-            loop_thread.run(server.server.stop(1))
-            runtime.close()
 
 
 def _client(server: Server, role: Role = Role.READER) -> Client:
@@ -74,7 +49,7 @@ def test_cypher_rows_are_the_json_hybridkg_cypher_prints(bridged: Server) -> Non
         assert result.columns == ("x", "r", "p", "m", "uri", "nan", "inf")
         got = result.to_json()
     assert got == _cli_json(bridged, EVERY_KIND)
-    assert len(got["rows"]) > BATCH_ROWS  # the rows came in more than one message
+    assert len(got["rows"]) > BRIDGE_BATCH_ROWS  # the rows came in more than one message
     for x, r, p, m, uri, nan, inf in got["rows"]:
         assert (x["element"], r["element"], p["element"]) == ("node", "relationship", "path")
         assert "Contact" in x["labels"]
