@@ -30,6 +30,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pyoxigraph import BlankNode, Literal, NamedNode, Quad, QuerySolutions, Store, Triple
+from support.cypher_text import cypher_not
 from support.falkor import fresh_graph
 
 from hybridkg.bridge import cypher_to_sparql, sparql_to_cypher
@@ -279,13 +280,6 @@ def sparql_outcome(side: Side, query: str) -> str:
 _C_CONSTS = ["0", "2", "-1", "1.5", "2.0", "'a'", "'b'", "''", "true", "false", "null"]
 
 
-def _not(c: str) -> str:
-    """``NOT c``; cypherast 0.1.12 cannot parse ``NOT ((...``, and reads ``(x:A)`` as a pattern."""
-    if c.startswith("("):
-        return f"NOT (true AND {c})"
-    return f"NOT {c}" if re.fullmatch(r"\w+(:\w+)+", c) else f"NOT ({c})"
-
-
 def _c_conditions(variables: list[str]) -> st.SearchStrategy[str]:
     prop = st.builds(lambda v, k: f"{v}.{k}", st.sampled_from(variables), st.sampled_from(["k", "m"]))
     atom = st.one_of(
@@ -310,7 +304,7 @@ def _c_conditions(variables: list[str]) -> st.SearchStrategy[str]:
     return st.recursive(
         atom,
         lambda inner: st.one_of(
-            st.builds(_not, inner),
+            st.builds(cypher_not, inner),
             st.builds(lambda a, op, b: f"({a} {op} {b})", inner, st.sampled_from(["AND", "OR"]), inner),
         ),
         max_leaves=4,
