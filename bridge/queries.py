@@ -32,11 +32,10 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-import cypherast
 from cypherast import ast
 
 from hybridkg.bridge import cypher_to_sparql, sparql_to_cypher
-from hybridkg.bridge.cypher_to_sparql.parse import WRITES
+from hybridkg.bridge.cypher_to_sparql.parse import WRITES, syntax_tree
 from hybridkg.bridge.mapping import NameRegistry, RdfMapping, Shapes, read_registry
 from hybridkg.bridge.mapping.model import Schema
 from hybridkg.bridge.mapping.shapes import schema_of
@@ -153,13 +152,7 @@ def check_read_only(query: str) -> None:
     """Refuse, before it is sent, a Cypher statement that writes or that FalkorDB cannot run safely."""
     if not query.strip():
         raise InvalidQuery("the Cypher query is empty")
-    try:
-        tree = cypherast.parse_one(query)
-    except cypherast.CypherastError as e:
-        pos = getattr(e, "position", None)
-        where = f"line {pos.line}, column {pos.col}" if pos is not None else "an unknown position"
-        detail = str(e).splitlines()[0] if str(e) else type(e).__name__
-        raise InvalidQuery(f"Cypher syntax error at {where}: {detail}") from e
+    tree = syntax_tree(query)
     for node in tree.walk():
         for kind, name in WRITES.items():
             if isinstance(node, kind):

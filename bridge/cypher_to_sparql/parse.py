@@ -26,15 +26,20 @@ READS = (ast.Match, ast.With, ast.Unwind, ast.Return)
 WRITE_REFUSAL = "is a write: Cypher writes are not translated; write RDF through the semantic layer (its SHACL gate)"
 
 
-def parse(query: str) -> list[ast.AstNode]:
-    """The clauses of a single read query ``MATCH``/``OPTIONAL MATCH``/``WITH``/``UNWIND`` ... ``RETURN``."""
+def syntax_tree(query: str) -> ast.AstNode:
+    """cypherast's tree of one Cypher statement; a syntax error is InvalidQuery with its line and column."""
     try:
-        tree = cypherast.parse_one(query)
+        return cypherast.parse_one(query)
     except cypherast.CypherastError as e:
         pos = getattr(e, "position", None)
         where = f"line {pos.line}, column {pos.col}" if pos is not None else "an unknown position"
         detail = str(e).splitlines()[0] if str(e) else type(e).__name__
         raise InvalidQuery(f"Cypher syntax error at {where}: {detail}") from e
+
+
+def parse(query: str) -> list[ast.AstNode]:
+    """The clauses of a single read query ``MATCH``/``OPTIONAL MATCH``/``WITH``/``UNWIND`` ... ``RETURN``."""
+    tree = syntax_tree(query)
     body = tree.this if isinstance(tree, ast.Cypher) else tree
     for node in body.walk():
         for kind, name in WRITES.items():
