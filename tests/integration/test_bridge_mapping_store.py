@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
 
 import pytest
 from pyoxigraph import Literal, NamedNode, RdfFormat, Triple, parse
-from support.falkor import fresh_graph
 from support.shared import shared_path
 
 from hybridkg.bridge.mapping import (
@@ -22,19 +20,9 @@ from hybridkg.bridge.mapping import (
 from hybridkg.errors import InvalidInput
 from hybridkg.semantic.domains import DomainPolicy
 from hybridkg.structural.graphstore.falkordb_store import FalkorDBGraphStore
-from hybridkg.structural.graphstore.server import ManagedFalkorDB
 
 EX = "https://example.org/"
 XSD = "http://www.w3.org/2001/XMLSchema#"
-
-
-@pytest.fixture
-def graph(falkor: ManagedFalkorDB) -> Iterator[FalkorDBGraphStore]:
-    store = fresh_graph(falkor)
-    try:
-        yield store
-    finally:
-        store.close()
 
 
 def _crm() -> tuple[list[Triple], DomainPolicy]:

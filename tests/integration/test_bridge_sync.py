@@ -7,7 +7,6 @@ from collections.abc import Iterator
 
 import pytest
 from pyoxigraph import Literal, NamedNode, Quad, Triple
-from support.falkor import fresh_graph
 
 from hybridkg.bridge.mapping import NameKind, NodeRef, map_graph, read_graph, to_rdf, write_graph
 from hybridkg.bridge.policy import Exposure, Scope, scope_of
@@ -20,7 +19,6 @@ from hybridkg.semantic.settings import ReasoningConfig, StoreConfig, ValidationC
 from hybridkg.semantic.store.factory import make_store
 from hybridkg.semantic.validation.factory import make_validator
 from hybridkg.structural.graphstore.falkordb_store import FalkorDBGraphStore
-from hybridkg.structural.graphstore.server import ManagedFalkorDB
 
 EX = "http://example.org/"
 G1, G2 = EX + "g1", EX + "g2"
@@ -38,15 +36,6 @@ ex:ann a ex:Person ; ex:name "Ann" .
 
 def ex(local: str) -> NamedNode:
     return NamedNode(EX + local)
-
-
-@pytest.fixture
-def graph(falkor: ManagedFalkorDB) -> Iterator[FalkorDBGraphStore]:
-    store = fresh_graph(falkor)
-    try:
-        yield store
-    finally:
-        store.close()
 
 
 @pytest.fixture
