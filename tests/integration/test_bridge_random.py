@@ -35,7 +35,7 @@ from support.falkor import fresh_graph
 
 from hybridkg.bridge import cypher_to_sparql, sparql_to_cypher
 from hybridkg.bridge.base import URI
-from hybridkg.bridge.mapping import MARK, MappedGraph, RdfMapping, map_graph, to_literal, write_graph
+from hybridkg.bridge.mapping import MappedGraph, map_graph, to_literal, write_graph
 from hybridkg.errors import InvalidQuery, Unsupported
 from hybridkg.structural.base import Node
 from hybridkg.structural.graphstore.falkordb_store import FalkorDBGraphStore
@@ -78,14 +78,6 @@ VALUES = [
     Literal("true", datatype=NamedNode(XSD + "boolean")),
     Literal("false", datatype=NamedNode(XSD + "boolean")),
 ]
-
-
-class PlainRdfMapping(RdfMapping):
-    """The bridge's mapping, telling the SPARQL -> Cypher translator which strings are plain (those not starting
-    with the values' mark, ``docs/bridge.md`` §1.4)."""
-
-    def plain_string(self, expr: str) -> str:
-        return f"(NOT {expr} STARTS WITH '{MARK}')"
 
 
 # -- graphs --------------------------------------------------------------------------------------------------------
@@ -258,7 +250,7 @@ def sparql_outcome(side: Side, query: str) -> str:
     assert isinstance(res, QuerySolutions)
     names = [v.value for v in res.variables]
     expected = Counter(tuple(_norm(s[n]) for n in names) for s in res)
-    mapping = PlainRdfMapping(side.mapped.mapping.registry)
+    mapping = side.mapped.mapping
     try:
         q = sparql_to_cypher.translate(PREFIX + query, mapping)
     except Unsupported as e:

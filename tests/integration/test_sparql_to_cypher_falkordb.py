@@ -15,7 +15,7 @@ from support.bridge_fakes import DictMapping, load
 from support.falkor import falkordb_server, fresh_graph, short_tmp
 
 from hybridkg.bridge.base import Mapping
-from hybridkg.bridge.mapping import MARK, RdfMapping, map_graph, write_graph
+from hybridkg.bridge.mapping import RdfMapping, map_graph, write_graph
 from hybridkg.bridge.sparql_to_cypher import RUNTIME_REFUSAL, Kind, translate
 from hybridkg.errors import InvalidQuery
 from hybridkg.structural.graphstore.server import ManagedFalkorDB
@@ -175,14 +175,6 @@ REFUSED_AT_RUN_TIME = [
 ]
 
 
-class PlainRdfMapping(RdfMapping):
-    """The bridge's mapping, telling the translator which strings are plain (``values``: those not starting with
-    its mark)."""
-
-    def plain_string(self, expr: str) -> str:
-        return f"(NOT {expr} STARTS WITH '{MARK}')"
-
-
 @pytest.fixture(scope="module")
 def server() -> Iterator[ManagedFalkorDB]:
     with short_tmp() as path, falkordb_server(path) as s:
@@ -205,7 +197,7 @@ def graph(request: pytest.FixtureRequest, server: ManagedFalkorDB) -> Iterator[t
     else:
         mapped = map_graph(triples)
         write_graph(g, mapped)
-        mapping = PlainRdfMapping(mapped.mapping.registry)
+        mapping = mapped.mapping
     yield g, store, mapping
     g.close()
 
@@ -240,7 +232,7 @@ def test_same_answers(graph: tuple[Any, ox.Store, Mapping], query: str, ordered:
     except InvalidQuery as e:
         # the bridge's mapping encodes Oxigraph's canonical doubles ("30"), so a filter meeting one stops: a
         # refusal, never a different answer (the fake mapping keeps them native and must answer every query)
-        if isinstance(mapping, PlainRdfMapping) and RUNTIME_REFUSAL in str(e):
+        if isinstance(mapping, RdfMapping) and RUNTIME_REFUSAL in str(e):
             return
         raise
     if isinstance(expected, list) and not ordered:
