@@ -23,6 +23,7 @@ class ReasonerEngine(StrEnum):
 
     REASONABLE = "reasonable"
     OWLRL = "owlrl"
+    DUCKDB = "duckdb"
 
 
 class ValidatorEngine(StrEnum):

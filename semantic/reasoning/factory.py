@@ -19,5 +19,9 @@ def make_reasoner(config: ReasoningConfig) -> Reasoner:
             from hybridkg.semantic.reasoning.owlrl_engine import OwlrlReasoner
 
             return OwlrlReasoner()
+        case ReasonerEngine.DUCKDB:
+            from hybridkg.semantic.reasoning.duckdb_engine import DuckDBReasoner
+
+            return DuckDBReasoner()
         case _:
             assert_never(config.engine)

@@ -29,7 +29,7 @@ import owl2_manifest as manifest  # noqa: E402
 MANIFEST_PARTS = ("w3c", "owl2", "owl2-test-suite-all.rdf")
 MANIFEST = shared_location(*MANIFEST_PARTS)
 
-ENGINES = ("reasonable", "owlrl")
+ENGINES = ("reasonable", "owlrl", "duckdb")
 
 _NOT_RL = "no OWL 2 RL rule (section 4.3) derives it"
 #: test id -> why neither engine entails the conclusion (the same for both engines).

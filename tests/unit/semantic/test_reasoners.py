@@ -347,14 +347,14 @@ def test_factory_builds_each_engine() -> None:
 
 
 def test_settings_reject_unknown_engine() -> None:
-    with pytest.raises(InvalidInput, match="reasoning.engine.*'reasonable' or 'owlrl'"):
+    with pytest.raises(InvalidInput, match="reasoning.engine.*'reasonable', 'owlrl' or 'duckdb'"):
         load_settings(environ={"HYBRIDKG_REASONING__ENGINE": "hermit"})
 
 
 # --------------------------------------------------------------------------- sessions
 
 
-@pytest.fixture(params=["reasonable", "owlrl", "recomputing-reasonable"])
+@pytest.fixture(params=["reasonable", "owlrl", "duckdb", "recomputing-reasonable"])
 def make_session(request: pytest.FixtureRequest):  # type: ignore[no-untyped-def]
     def start(triples: list[Triple]) -> ReasoningSession:
         if request.param == "recomputing-reasonable":
@@ -455,7 +455,7 @@ def test_codec_constructor_swap_is_transparent_and_restored() -> None:
     assert codec.decode(encoded) == x
 
 
-@pytest.mark.parametrize("engine", ["reasonable", "owlrl"])
+@pytest.mark.parametrize("engine", ["reasonable", "owlrl", "duckdb"])
 def test_iri_and_literal_with_the_same_text_stay_distinct(engine: str) -> None:
     """The default engine's bare input nodes hash like ``str``: an IRI and a literal (or a blank
     node) spelled alike must still be different terms in and out."""

@@ -1,0 +1,614 @@
+"""The ``duckdb`` OWL 2 RL engine: semi-naive evaluation as SQL joins over dictionary-encoded triples.
+
+Terms become 64-bit ids (:class:`Dictionary`; the two low bits give the kind: IRI, blank node, literal), the
+closure is one DuckDB table ``t(s, p, o, r)`` where ``r`` is the iteration that first derived the triple (0 for
+asserted ones), and every OWL 2 RL instance rule is a join of the last iteration's new triples (the delta ``d``)
+with the closure and with the ground rule tables compiled from the schema (:mod:`.tbox`). An iteration inserts the
+distinct heads that are not in ``t`` yet, with the next rank; the fixpoint is reached when one inserts nothing.
+A new schema triple (a subclass axiom derived from data, say) recompiles the tables and re-runs one round over
+the whole closure. The premises of a triple of rank ``k`` all have ranks below ``k`` (explanations use it).
+
+Incremental: additions are the delta of a new round; deletions follow DRed: over-delete everything that
+depends on a removed triple (the same rules, run from the removed set over the old closure), then re-derive what
+still has a derivation from what is left, then saturate from the re-derived triples. No full rebuild.
+
+The inferred set handed out is normalised in SQL exactly as :func:`~.normalize.normalize_inferred` documents (the
+same noise is dropped), then decoded: only the result becomes Python terms.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import tempfile
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+import duckdb
+import numpy as np
+from pyoxigraph import BlankNode, Literal, NamedNode, Triple
+
+from hybridkg.semantic.base import InferenceDelta, ReasoningSession
+from hybridkg.semantic.perf import gc_paused
+from hybridkg.semantic.reasoning.complete import DECLARATIONS
+from hybridkg.semantic.reasoning.normalize import (
+    _REFLEXIVE_VIRTUAL,
+    _SCHEMA_BOTH,
+    _SCHEMA_OBJECT,
+    _SCHEMA_SUBJECT,
+    _TO_THING,
+    META_CLASSES,
+)
+from hybridkg.semantic.reasoning.tbox import TBox, compile_tbox
+from hybridkg.semantic.vocab import (
+    ALL,
+    BUILTIN_NAMESPACES,
+    CHAIN,
+    DOMAIN,
+    EQ_CLASS,
+    EQ_PROPERTY,
+    FIRST,
+    HAS_KEY,
+    HAS_VALUE,
+    INTERSECTION,
+    INVERSE,
+    MAX_CARD,
+    MAX_QCARD,
+    ON_CLASS,
+    ON_PROPERTY,
+    ONE_OF,
+    RANGE,
+    REST,
+    SAME_AS,
+    SOME,
+    SUBCLASS,
+    SUBPROPERTY,
+    THING,
+    TYPE,
+    UNION,
+)
+
+_log = logging.getLogger(__name__)
+
+Term = NamedNode | BlankNode | Literal | Triple
+IRI, BNODE, LITERAL = 0, 1, 2
+
+#: Predicates whose triples the schema compiler reads (with ``rdf:type`` of the meta classes and declarations).
+SCHEMA_PREDICATES = (
+    SUBCLASS, SUBPROPERTY, EQ_CLASS, EQ_PROPERTY, DOMAIN, RANGE, INVERSE, ON_PROPERTY, ON_CLASS, SOME, ALL,
+    HAS_VALUE, MAX_CARD, MAX_QCARD, INTERSECTION, UNION, ONE_OF, CHAIN, HAS_KEY, FIRST, REST,
+)
+_MAX_ROUNDS = 100_000
+
+
+class Dictionary:
+    """Terms <-> ids. ``id >> 2`` indexes :attr:`terms`; ``id & 3`` is the kind."""
+
+    def __init__(self) -> None:
+        self.ids: dict[Term, int] = {}
+        self.terms: list[Term] = []
+        self.builtin: list[int] = []  # ids of IRIs of the RDF/RDFS/OWL/XSD vocabularies
+
+    def id(self, term: Term) -> int:
+        found = self.ids.get(term)
+        if found is not None:
+            return found
+        kind = LITERAL if type(term) is Literal else BNODE if type(term) is BlankNode else IRI
+        new = (len(self.terms) << 2) | kind
+        self.ids[term] = new
+        self.terms.append(term)
+        if type(term) is NamedNode and term.value.startswith(BUILTIN_NAMESPACES):
+            self.builtin.append(new)
+        return new
+
+    def term(self, i: int) -> Term:
+        return self.terms[i >> 2]
+
+    def encode(self, triples: Iterable[Triple]) -> dict[str, np.ndarray]:
+        """Columns ``s, p, o`` of ids (RDF-star triples, with a quoted triple as a term, are passed over)."""
+        ids, get = self.ids, self.ids.get
+        s: list[int] = []
+        p: list[int] = []
+        o: list[int] = []
+        for t in triples:
+            a, b, c = t.subject, t.predicate, t.object
+            if type(a) is Triple or type(c) is Triple:
+                continue
+            x = get(a)  # type: ignore[arg-type]
+            s.append(x if x is not None else self.id(a))  # type: ignore[arg-type]
+            x = get(b)
+            p.append(x if x is not None else self.id(b))
+            x = get(c)  # type: ignore[arg-type]
+            o.append(x if x is not None else self.id(c))  # type: ignore[arg-type]
+        del ids
+        return {"s": np.array(s, dtype=np.int64), "p": np.array(p, dtype=np.int64), "o": np.array(o, dtype=np.int64)}
+
+    def decode(self, cols: dict[str, np.ndarray]) -> list[Triple]:
+        terms = self.terms
+        return [
+            Triple(terms[s >> 2], terms[p >> 2], terms[o >> 2])  # type: ignore[arg-type]
+            for s, p, o in zip(cols["s"].tolist(), cols["p"].tolist(), cols["o"].tolist(), strict=True)
+        ]
+
+
+def _connect(temp_dir: Path) -> duckdb.DuckDBPyConnection:
+    con = duckdb.connect(
+        config={
+            "threads": max(1, os.cpu_count() or 1),
+            "preserve_insertion_order": False,
+            "temp_directory": str(temp_dir),
+        }
+    )
+    con.execute("SET enable_progress_bar = false")
+    return con
+
+
+def _ids(xs: Iterable[int]) -> str:
+    """A SQL list of integer ids (ids are ints made here, never user text)."""
+    items = sorted({int(x) for x in xs})
+    return "(" + ", ".join(map(str, items)) + ")" if items else "(NULL)"
+
+
+class DuckDBClosure:
+    """The OWL 2 RL closure of an asserted set, kept in DuckDB and updated incrementally."""
+
+    def __init__(self, asserted: Iterable[Triple] = ()) -> None:
+        self._tmp = tempfile.TemporaryDirectory(prefix="hkg-duckdb-")
+        self.con = _connect(Path(self._tmp.name))
+        self.dict = Dictionary()
+        d = self.dict
+        self.TYPE, self.SAME, self.THING = d.id(TYPE), d.id(SAME_AS), d.id(THING)
+        self._schema_p = [d.id(p) for p in SCHEMA_PREDICATES]
+        self._meta = [d.id(c) for c in (*META_CLASSES, *DECLARATIONS)]
+        self._declared = [d.id(c) for c in DECLARATIONS]
+        self.rank = 0
+        self.tbox = TBox()
+        self.con.execute("CREATE TABLE t (s BIGINT, p BIGINT, o BIGINT, r INTEGER)")
+        self._rule_tables(TBox())
+        with gc_paused():
+            cols = d.encode(asserted)
+        self.con.register("_in", cols)
+        self.con.execute("INSERT INTO t SELECT DISTINCT s, p, o, 0 FROM _in")
+        self.con.unregister("_in")
+        self._saturate(full=True)
+
+    def close(self) -> None:
+        try:
+            self.con.close()
+        finally:
+            self._tmp.cleanup()
+
+    # ------------------------------------------------------------------ schema
+
+    def _schema_filter(self, alias: str = "") -> str:
+        a = f"{alias}." if alias else ""
+        return (
+            f"({a}p IN {_ids(self._schema_p)} OR ({a}p = {self.TYPE} AND {a}o IN {_ids(self._meta)}) "
+            f"OR ({a}p = {self.SAME} AND {a}s IN (SELECT s FROM t WHERE p = {self.TYPE} "
+            f"AND o IN {_ids(self._declared)})))"
+        )
+
+    def _schema_triples(self) -> list[Triple]:
+        cols = self.con.execute(f"SELECT s, p, o FROM t WHERE {self._schema_filter()}").fetchnumpy()
+        return self.dict.decode(cols)
+
+    def _rule_tables(self, tb: TBox) -> None:
+        """Load the ground rule tables of ``tb`` (ids) into DuckDB."""
+        i = self.dict.id
+        tables: dict[str, tuple[str, list[tuple[int, ...]]]] = {
+            "sco": ("c BIGINT, d BIGINT", [(i(a), i(b)) for a, b in tb.sco]),
+            "spo": ("p BIGINT, q BIGINT", [(i(a), i(b)) for a, b in tb.spo]),
+            "dom": ("p BIGINT, c BIGINT", [(i(a), i(b)) for a, b in tb.domain]),
+            "rng": ("p BIGINT, c BIGINT", [(i(a), i(b)) for a, b in tb.range]),
+            "inv": ("p BIGINT, q BIGINT", [(i(a), i(b)) for a, b in tb.inverse]),
+            "symp": ("p BIGINT", [(i(a),) for a in tb.symmetric]),
+            "trp": ("p BIGINT", [(i(a),) for a in tb.transitive]),
+            "fp": ("p BIGINT", [(i(a),) for a in tb.functional]),
+            "ifp": ("p BIGINT", [(i(a),) for a in tb.inverse_functional]),
+            "svf": ("r BIGINT, p BIGINT, y BIGINT", [(i(r), i(p), i(y)) for r, p, y in tb.some]),
+            "avf": ("r BIGINT, p BIGINT, y BIGINT", [(i(r), i(p), i(y)) for r, p, y in tb.all]),
+            "hv": ("r BIGINT, p BIGINT, v BIGINT", [(i(r), i(p), i(v)) for r, p, v in tb.has_value]),
+            "maxc": ("r BIGINT, p BIGINT", [(i(r), i(p)) for r, p in tb.max_one]),
+            "maxqc": ("r BIGINT, p BIGINT, c BIGINT", [(i(r), i(p), i(c)) for r, p, c in tb.max_one_q]),
+            "ints": ("c BIGINT, m BIGINT, n BIGINT",
+                     [(i(c), i(m), len(set(ms))) for c, ms in tb.intersections for m in set(ms)]),
+        }
+        for name, (columns, rows) in tables.items():
+            self.con.execute(f"CREATE OR REPLACE TABLE {name} ({columns})")
+            if rows:
+                width = len(rows[0])
+                cols = {f"c{k}": np.array([r[k] for r in rows], dtype=np.int64) for k in range(width)}
+                self.con.register("_rows", cols)
+                self.con.execute(f"INSERT INTO {name} SELECT DISTINCT * FROM _rows")
+                self.con.unregister("_rows")
+        self.tbox = tb
+        self._chains = [(i(p), [i(x) for x in ps]) for p, ps in tb.chains]
+        self._keys = [(i(c), [i(x) for x in ps]) for c, ps in tb.keys]
+        self._facts = [(i(m), self.TYPE, i(c)) for m, c in tb.one_of]
+        self._facts += [(i(t.subject), i(t.predicate), i(t.object)) for t in tb.derived  # type: ignore[arg-type]
+                        if type(t.subject) is not Triple and type(t.object) is not Triple]
+
+    def _recompile(self) -> None:
+        self._rule_tables(compile_tbox(self._schema_triples()))
+
+    # ------------------------------------------------------------------ rules
+
+    def _rules(self, d: str, t: str) -> list[str]:
+        """SELECTs of ``(s, p, o)`` heads with at least one premise in ``d`` and the others in ``t``."""
+        TY, SAME, THING_ = self.TYPE, self.SAME, self.THING
+        q = [
+            # cax-sco / cax-eqc1/2 / cls-int2 / cls-uni (sco is closed)
+            f"SELECT x.s, {TY}, sco.d FROM {d} x JOIN sco ON x.o = sco.c WHERE x.p = {TY}",
+            # prp-dom, prp-rng
+            f"SELECT x.s, {TY}, dom.c FROM {d} x JOIN dom ON x.p = dom.p",
+            f"SELECT x.o, {TY}, rng.c FROM {d} x JOIN rng ON x.p = rng.p",
+            # prp-spo1 (spo is closed), prp-eqp1/2
+            f"SELECT x.s, spo.q, x.o FROM {d} x JOIN spo ON x.p = spo.p",
+            # prp-inv1/2, prp-symp
+            f"SELECT x.o, inv.q, x.s FROM {d} x JOIN inv ON x.p = inv.p",
+            f"SELECT x.o, x.p, x.s FROM {d} x JOIN symp ON x.p = symp.p",
+            # prp-fp, prp-ifp
+            f"SELECT x.o, {SAME}, y.o FROM {d} x JOIN fp ON x.p = fp.p JOIN {t} y ON y.s = x.s AND y.p = x.p "
+            "WHERE x.o <> y.o",
+            f"SELECT x.s, {SAME}, y.s FROM {d} x JOIN ifp ON x.p = ifp.p JOIN {t} y ON y.o = x.o AND y.p = x.p "
+            "WHERE x.s <> y.s",
+            # cls-svf1/2
+            f"SELECT x.s, {TY}, svf.r FROM {d} x JOIN svf ON x.p = svf.p AND svf.y = {THING_}",
+            f"SELECT x.s, {TY}, svf.r FROM {d} x JOIN svf ON x.p = svf.p JOIN {t} y "
+            f"ON y.s = x.o AND y.p = {TY} AND y.o = svf.y",
+            f"SELECT x.s, {TY}, svf.r FROM {d} y JOIN svf ON y.p = {TY} AND y.o = svf.y JOIN {t} x "
+            "ON x.o = y.s AND x.p = svf.p",
+            # cls-avf
+            f"SELECT x.o, {TY}, avf.y FROM {d} x JOIN avf ON x.p = avf.p JOIN {t} y "
+            f"ON y.s = x.s AND y.p = {TY} AND y.o = avf.r",
+            f"SELECT x.o, {TY}, avf.y FROM {d} y JOIN avf ON y.p = {TY} AND y.o = avf.r JOIN {t} x "
+            "ON x.s = y.s AND x.p = avf.p",
+            # cls-hv1/2
+            f"SELECT x.s, hv.p, hv.v FROM {d} x JOIN hv ON x.p = {TY} AND x.o = hv.r",
+            f"SELECT x.s, {TY}, hv.r FROM {d} x JOIN hv ON x.p = hv.p AND x.o = hv.v",
+            # cls-int1: a subject with a new type gets every intersection all of whose members it has
+            f"SELECT y.s, {TY}, ints.c FROM {t} y JOIN ints ON y.p = {TY} AND y.o = ints.m "
+            f"WHERE y.s IN (SELECT x.s FROM {d} x JOIN ints i2 ON x.p = {TY} AND x.o = i2.m) "
+            "GROUP BY y.s, ints.c, ints.n HAVING count(DISTINCT y.o) = ints.n",
+            # cls-maxc2, cls-maxqc3/4: x has a new type or a new edge
+            f"SELECT a.o, {SAME}, b.o FROM {t} ty JOIN maxc ON ty.p = {TY} AND ty.o = maxc.r "
+            f"JOIN {t} a ON a.s = ty.s AND a.p = maxc.p JOIN {t} b ON b.s = ty.s AND b.p = maxc.p "
+            f"WHERE a.o <> b.o AND ty.s IN (SELECT s FROM {d})",
+            f"SELECT a.o, {SAME}, b.o FROM {t} ty JOIN maxqc ON ty.p = {TY} AND ty.o = maxqc.r "
+            f"JOIN {t} a ON a.s = ty.s AND a.p = maxqc.p JOIN {t} b ON b.s = ty.s AND b.p = maxqc.p "
+            f"WHERE a.o <> b.o AND (maxqc.c = {THING_} OR ("
+            f"EXISTS (SELECT 1 FROM {t} ca WHERE ca.s = a.o AND ca.p = {TY} AND ca.o = maxqc.c) AND "
+            f"EXISTS (SELECT 1 FROM {t} cb WHERE cb.s = b.o AND cb.p = {TY} AND cb.o = maxqc.c))) "
+            f"AND (ty.s IN (SELECT s FROM {d}) OR a.o IN (SELECT s FROM {d}) OR b.o IN (SELECT s FROM {d}))",
+            # eq-sym, eq-trans
+            f"SELECT x.o, {SAME}, x.s FROM {d} x WHERE x.p = {SAME}",
+            f"SELECT x.s, {SAME}, y.o FROM {d} x JOIN {t} y ON y.s = x.o AND y.p = {SAME} "
+            f"WHERE x.p = {SAME} AND x.s <> y.o",
+            f"SELECT y.s, {SAME}, x.o FROM {d} x JOIN {t} y ON y.o = x.s AND y.p = {SAME} "
+            f"WHERE x.p = {SAME} AND y.s <> x.o",
+            # eq-rep-s/p/o: a new sameAs over the closure, and new triples over the sameAs pairs
+            f"SELECT x.o, y.p, y.o FROM {d} x JOIN {t} y ON y.s = x.s WHERE x.p = {SAME}",
+            f"SELECT y.s, x.o, y.o FROM {d} x JOIN {t} y ON y.p = x.s WHERE x.p = {SAME}",
+            f"SELECT y.s, y.p, x.o FROM {d} x JOIN {t} y ON y.o = x.s WHERE x.p = {SAME}",
+            f"SELECT e.o, x.p, x.o FROM {d} x JOIN {t} e ON e.s = x.s AND e.p = {SAME}",
+            f"SELECT x.s, e.o, x.o FROM {d} x JOIN {t} e ON e.s = x.p AND e.p = {SAME}",
+            f"SELECT x.s, x.p, e.o FROM {d} x JOIN {t} e ON e.s = x.o AND e.p = {SAME}",
+            # every subject is an owl:Thing (as the default engine; normalisation drops it for schema terms)
+            f"SELECT x.s, {TY}, {THING_} FROM {d} x",
+        ]
+        for p, chain in self._chains:  # prp-spo2: one variant per position of the delta
+            for pos in range(len(chain)):
+                src = [d if k == pos else t for k in range(len(chain))]
+                joins = " ".join(
+                    f"JOIN {src[k]} e{k} ON e{k}.s = e{k - 1}.o AND e{k}.p = {chain[k]}" for k in range(1, len(chain))
+                )
+                q.append(f"SELECT e0.s, {p}, e{len(chain) - 1}.o FROM {src[0]} e0 {joins} WHERE e0.p = {chain[0]}")
+        for c, props in self._keys:  # prp-key: x and y of class c agreeing on every key property
+            def side(n: str, props: list[int] = props) -> str:
+                joins = " ".join(
+                    f"JOIN {t} {n}{k} ON {n}{k}.s = {n}.s AND {n}{k}.p = {p}" for k, p in enumerate(props)
+                )
+                return f"{t} {n} {joins}"
+            agree = " AND ".join(f"a{k}.o = b{k}.o" for k in range(len(props)))
+            q.append(
+                f"SELECT a.s, {SAME}, b.s FROM {side('a')} JOIN {side('b')} ON {agree} "
+                f"WHERE a.p = {TY} AND a.o = {c} AND b.p = {TY} AND b.o = {c} AND a.s <> b.s "
+                f"AND (a.s IN (SELECT s FROM {d}) OR b.s IN (SELECT s FROM {d}))"
+            )
+        return q
+
+    def _transitive(self, d: str) -> str | None:
+        """prp-trp as one closure step: the transitive closure of each transitive property touched by ``d``."""
+        if not self.con.execute(f"SELECT 1 FROM {d} JOIN trp ON {d}.p = trp.p LIMIT 1").fetchall():
+            return None
+        return (
+            "WITH RECURSIVE tc(p, s, o) AS (SELECT t.p, t.s, t.o FROM t JOIN trp ON t.p = trp.p "
+            "UNION SELECT tc.p, tc.s, e.o FROM tc JOIN t e ON e.p = tc.p AND e.s = tc.o) SELECT s, p, o FROM tc"
+        )
+
+    # ------------------------------------------------------------------ evaluation
+
+    def _valid(self, alias: str) -> str:
+        """Generalised triples are not derived: the subject is no literal, the predicate an IRI."""
+        return f"({alias}.s & 3) <> {LITERAL} AND ({alias}.p & 3) = {IRI}"
+
+    def _round(self, d: str) -> int:
+        """One semi-naive round from the delta table ``d``: insert the new heads with the next rank."""
+        selects = self._rules(d, "t")
+        trp = self._transitive(d)
+        if trp:
+            selects.append(trp)
+        union = " UNION ALL ".join(f"({s})" for s in selects)
+        rank = self.rank + 1
+        self.con.execute(
+            f"CREATE OR REPLACE TEMP TABLE _cand AS SELECT DISTINCT h.s, h.p, h.o FROM ({union}) h(s, p, o) "
+            f"WHERE {self._valid('h')}"
+        )
+        n = self.con.execute(
+            f"INSERT INTO t SELECT c.s, c.p, c.o, {rank} FROM _cand c "
+            "ANTI JOIN t ON t.s = c.s AND t.p = c.p AND t.o = c.o"
+        ).fetchall()[0][0]
+        if n:
+            self.rank = rank
+        return int(n)
+
+    def _insert_facts(self) -> int:
+        """The TBox's own conclusions (scm-* closure, cls-oo) not yet in the closure, with the next rank."""
+        if not self._facts:
+            return 0
+        cols = {k: np.array([f[j] for f in self._facts], dtype=np.int64) for j, k in enumerate("spo")}
+        self.con.register("_facts", cols)
+        rank = self.rank + 1
+        n = self.con.execute(
+            f"INSERT INTO t SELECT DISTINCT f.s, f.p, f.o, {rank} FROM _facts f ANTI JOIN t "
+            f"ON t.s = f.s AND t.p = f.p AND t.o = f.o WHERE {self._valid('f')}"
+        ).fetchall()[0][0]
+        self.con.unregister("_facts")
+        if n:
+            self.rank = rank
+        return int(n)
+
+    def _schema_changed(self, rank: int) -> bool:
+        return bool(
+            self.con.execute(f"SELECT 1 FROM t WHERE r = {rank} AND {self._schema_filter()} LIMIT 1").fetchall()
+        )
+
+    def _saturate(self, *, full: bool = False, since: int | None = None) -> None:
+        """Run rounds to the fixpoint. ``full``: the delta is the whole closure (after a schema change);
+        else the triples of rank ``since`` and above."""
+        if full:
+            self._recompile()
+            self._insert_facts()
+            self.con.execute("CREATE OR REPLACE TEMP TABLE d AS SELECT s, p, o FROM t")
+        else:
+            start = self.rank + 1 if since is None else since
+            if self._schema_changed_since(start):
+                return self._saturate(full=True)
+            self.con.execute(f"CREATE OR REPLACE TEMP TABLE d AS SELECT s, p, o FROM t WHERE r >= {start}")
+        for _ in range(_MAX_ROUNDS):
+            n = self._round("d")
+            if not n:
+                return None
+            if self._schema_changed(self.rank):
+                self._recompile()
+                self._insert_facts()
+                self.con.execute("CREATE OR REPLACE TEMP TABLE d AS SELECT s, p, o FROM t")
+                continue
+            self.con.execute(f"CREATE OR REPLACE TEMP TABLE d AS SELECT s, p, o FROM t WHERE r = {self.rank}")
+        raise RuntimeError("OWL 2 RL evaluation did not reach a fixpoint")  # pragma: no cover
+
+    def _schema_changed_since(self, rank: int) -> bool:
+        return bool(
+            self.con.execute(f"SELECT 1 FROM t WHERE r >= {rank} AND {self._schema_filter()} LIMIT 1").fetchall()
+        )
+
+    # ------------------------------------------------------------------ changes
+
+    def add(self, triples: Iterable[Triple]) -> None:
+        """Assert more triples and saturate from them."""
+        cols = self.dict.encode(triples)
+        if not len(cols["s"]):
+            return
+        self.con.register("_in", cols)
+        # already derived: asserted now (rank 0); the closure does not change
+        self.con.execute("UPDATE t SET r = 0 FROM (SELECT DISTINCT s, p, o FROM _in) i "
+                         "WHERE t.s = i.s AND t.p = i.p AND t.o = i.o AND t.r > 0")
+        start = self.rank + 1
+        n = self.con.execute(
+            f"INSERT INTO t SELECT DISTINCT i.s, i.p, i.o, {start} FROM _in i ANTI JOIN t "
+            "ON t.s = i.s AND t.p = i.p AND t.o = i.o"
+        ).fetchall()[0][0]
+        self.con.unregister("_in")
+        if not n:
+            return
+        # new asserted triples enter as the delta (rank ``start``), then become rank 0
+        self.rank = start
+        schema = self._schema_changed(start)
+        self.con.execute(f"CREATE OR REPLACE TEMP TABLE d AS SELECT s, p, o FROM t WHERE r = {start}")
+        self.con.execute(f"UPDATE t SET r = 0 WHERE r = {start}")
+        if schema:
+            self._saturate(full=True)
+            return
+        self._continue()
+
+    def _continue(self) -> None:
+        """Rounds from the current ``d`` table to the fixpoint."""
+        for _ in range(_MAX_ROUNDS):
+            if not self._round("d"):
+                return
+            if self._schema_changed(self.rank):
+                self._saturate(full=True)
+                return
+            self.con.execute(f"CREATE OR REPLACE TEMP TABLE d AS SELECT s, p, o FROM t WHERE r = {self.rank}")
+        raise RuntimeError("OWL 2 RL evaluation did not reach a fixpoint")  # pragma: no cover
+
+    def remove(self, triples: Iterable[Triple]) -> None:
+        """Retract asserted triples (DRed): over-delete what depends on them, re-derive what is still entailed."""
+        cols = self.dict.encode(triples)
+        if not len(cols["s"]):
+            return
+        con = self.con
+        con.register("_out", cols)
+        con.execute(
+            "CREATE OR REPLACE TEMP TABLE gone AS SELECT DISTINCT t.s, t.p, t.o FROM t JOIN _out x "
+            "ON t.s = x.s AND t.p = x.p AND t.o = x.o WHERE t.r = 0"
+        )
+        con.unregister("_out")
+        if not con.execute("SELECT count(*) FROM gone").fetchall()[0][0]:
+            return
+        schema = bool(con.execute(f"SELECT 1 FROM gone WHERE {self._schema_filter()} LIMIT 1").fetchall())
+        if schema:
+            # the rules themselves change: what the old rules derived is all suspect; re-derive from the rest
+            con.execute("DELETE FROM t WHERE r > 0 OR EXISTS (SELECT 1 FROM gone g WHERE g.s = t.s AND g.p = t.p "
+                        "AND g.o = t.o)")
+            self.rank = 0
+            self._saturate(full=True)
+            return
+        # over-delete: the inferred consequences of the removed triples, transitively, over the old closure
+        con.execute("CREATE OR REPLACE TEMP TABLE od AS SELECT s, p, o FROM gone")
+        con.execute("CREATE OR REPLACE TEMP TABLE d AS SELECT s, p, o FROM gone")
+        for _ in range(_MAX_ROUNDS):
+            selects = self._rules("d", "t")
+            trp = self._transitive("d")
+            if trp:
+                selects.append(trp)
+            union = " UNION ALL ".join(f"({s})" for s in selects)
+            con.execute(
+                f"CREATE OR REPLACE TEMP TABLE d AS SELECT DISTINCT t.s, t.p, t.o FROM ({union}) h(s, p, o) "
+                "JOIN t ON t.s = h.s AND t.p = h.p AND t.o = h.o WHERE t.r > 0 "
+                "AND NOT EXISTS (SELECT 1 FROM od WHERE od.s = h.s AND od.p = h.p AND od.o = h.o)"
+            )
+            if not con.execute("SELECT count(*) FROM d").fetchall()[0][0]:
+                break
+            con.execute("INSERT INTO od SELECT s, p, o FROM d")
+        con.execute("DELETE FROM t WHERE EXISTS (SELECT 1 FROM od WHERE od.s = t.s AND od.p = t.p AND od.o = t.o) "
+                    "AND (r > 0 OR EXISTS (SELECT 1 FROM gone g WHERE g.s = t.s AND g.p = t.p AND g.o = t.o))")
+        # re-derive: one round of every rule over what is left, keeping the heads among the deleted triples
+        selects = self._rules("t", "t")
+        trp = self._transitive("t")
+        if trp:
+            selects.append(trp)
+        union = " UNION ALL ".join(f"({s})" for s in selects)
+        rank = self.rank + 1
+        facts = ""
+        if self._facts:
+            cols = {k: np.array([f[j] for f in self._facts], dtype=np.int64) for j, k in enumerate("spo")}
+            con.register("_facts", cols)
+            facts = " UNION ALL (SELECT s, p, o FROM _facts)"
+        n = con.execute(
+            f"INSERT INTO t SELECT DISTINCT h.s, h.p, h.o, {rank} FROM (({union}){facts}) h(s, p, o) "
+            "SEMI JOIN od ON od.s = h.s AND od.p = h.p AND od.o = h.o "
+            "ANTI JOIN t ON t.s = h.s AND t.p = h.p AND t.o = h.o"
+        ).fetchall()[0][0]
+        if facts:
+            con.unregister("_facts")
+        if not n:
+            return
+        self.rank = rank
+        con.execute(f"CREATE OR REPLACE TEMP TABLE d AS SELECT s, p, o FROM t WHERE r = {rank}")
+        self._continue()
+
+    # ------------------------------------------------------------------ output
+
+    def _normalised_sql(self) -> str:
+        """The inferred triples minus the noise :mod:`.normalize` lists (virtual, axiomatic, schema Things)."""
+        d, TY, THING_ = self.dict, self.TYPE, self.THING
+        reflexive = _ids(d.id(p) for p in _REFLEXIVE_VIRTUAL)
+        to_thing = _ids(d.id(p) for p in _TO_THING)
+        both, subj, obj = (_ids(d.id(p) for p in ps) for ps in (_SCHEMA_BOTH, _SCHEMA_SUBJECT, _SCHEMA_OBJECT))
+        meta = _ids(d.id(c) for c in META_CLASSES)
+        schema_terms = (
+            f"SELECT p AS x FROM t UNION SELECT o FROM t WHERE p = {TY} "
+            f"UNION SELECT s FROM t WHERE p = {TY} AND o IN {meta} "
+            f"UNION SELECT s FROM t WHERE p IN {both} UNION SELECT o FROM t WHERE p IN {both} "
+            f"UNION SELECT s FROM t WHERE p IN {subj} UNION SELECT o FROM t WHERE p IN {obj}"
+        )
+        return (
+            f"SELECT s, p, o FROM t WHERE r > 0 AND s NOT IN {_ids(d.builtin)} "
+            f"AND NOT (p IN {reflexive} AND s = o) AND NOT (p IN {to_thing} AND o = {THING_}) "
+            f"AND NOT (p = {TY} AND o = {THING_} AND s IN ({schema_terms}))"
+        )
+
+    def inferred(self) -> set[Triple]:
+        cols = self.con.execute(self._normalised_sql()).fetchnumpy()
+        with gc_paused():
+            return set(self.dict.decode(cols))
+
+    def snapshot(self) -> tuple[set[Triple], set[Triple]]:
+        """Record the normalised inferred set; returns what joined and left it since the last snapshot."""
+        con = self.con
+        con.execute(f"CREATE OR REPLACE TABLE inf_new AS {self._normalised_sql()}")
+        if con.execute("SELECT count(*) FROM duckdb_tables() WHERE table_name = 'inf'").fetchall()[0][0]:
+            plus = con.execute("SELECT s, p, o FROM inf_new EXCEPT SELECT s, p, o FROM inf").fetchnumpy()
+            minus = con.execute("SELECT s, p, o FROM inf EXCEPT SELECT s, p, o FROM inf_new").fetchnumpy()
+        else:
+            plus = con.execute("SELECT s, p, o FROM inf_new").fetchnumpy()
+            minus = {k: np.zeros(0, dtype=np.int64) for k in "spo"}
+        con.execute("DROP TABLE IF EXISTS inf")
+        con.execute("ALTER TABLE inf_new RENAME TO inf")
+        with gc_paused():
+            return set(self.dict.decode(plus)), set(self.dict.decode(minus))
+
+    def rank_of(self, triple: Triple) -> int | None:
+        """The iteration that first derived ``triple`` (0: asserted), or ``None`` if it is not in the closure."""
+        d = self.dict
+        ids = [d.ids.get(x) for x in (triple.subject, triple.predicate, triple.object)]
+        if None in ids:
+            return None
+        row = self.con.execute("SELECT min(r) FROM t WHERE s = ? AND p = ? AND o = ?", ids).fetchall()
+        return None if row[0][0] is None else int(row[0][0])
+
+    def size(self) -> int:
+        return int(self.con.execute("SELECT count(*) FROM t").fetchall()[0][0])
+
+    def iter_closure(self) -> Iterator[Triple]:
+        cols = self.con.execute("SELECT s, p, o FROM t").fetchnumpy()
+        yield from self.dict.decode(cols)
+
+
+class DuckDBSession:
+    """A live :class:`DuckDBClosure`: additions semi-naively, removals by DRed; the inferred set's changes are
+    found in SQL (a snapshot of the normalised set), so only they are decoded."""
+
+    def __init__(self, triples: Iterable[Triple]) -> None:
+        self._closure = DuckDBClosure(triples)
+        self._closure.snapshot()
+        self._inferred = frozenset(self._closure.inferred())
+
+    def close(self) -> None:
+        self._closure.close()
+
+    @property
+    def inferred(self) -> frozenset[Triple]:
+        return self._inferred
+
+    def apply(self, added: Iterable[Triple] = (), removed: Iterable[Triple] = ()) -> InferenceDelta:
+        gone = set(removed)
+        new = set(added) - gone
+        if gone:
+            self._closure.remove(gone)
+        if new:
+            self._closure.add(new)
+        if not gone and not new:
+            return InferenceDelta()
+        plus, minus = self._closure.snapshot()
+        if not plus and not minus:
+            return InferenceDelta()
+        self._inferred = (self._inferred - minus) | plus
+        return InferenceDelta(added=frozenset(plus), removed=frozenset(minus))
+
+
+class DuckDBReasoner:
+    """OWL 2 RL by semi-naive SQL evaluation in DuckDB (``reasoning.engine: duckdb``)."""
+
+    name = "duckdb"
+
+    def materialize(self, triples: Iterable[Triple]) -> set[Triple]:
+        closure = DuckDBClosure(triples)
+        try:
+            return closure.inferred()
+        finally:
+            closure.close()
+
+    def session(self, triples: Iterable[Triple]) -> ReasoningSession:
+        return DuckDBSession(triples)
