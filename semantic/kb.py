@@ -17,7 +17,7 @@ import threading
 import time
 import traceback
 import weakref
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -26,6 +26,7 @@ from typing import Any, BinaryIO, TypeVar
 from pyoxigraph import DefaultGraph, NamedNode, Quad, RdfFormat, Triple
 
 from hybridkg.errors import InvalidInput, ShapeViolation
+from hybridkg.semantic import bulkload
 from hybridkg.semantic.base import (
     INFERRED_GRAPH,
     ChangeListener,
@@ -167,6 +168,52 @@ def _on_writer_thread(method: _F) -> _F:
         return self._writer.pool.submit(method, self, *args, **kwargs).result()
 
     return run  # type: ignore[return-value]
+
+
+def _rank_oracle(session: ReasoningSession | None) -> Callable[[Collection[Triple]], dict[Triple, int]] | None:
+    """The derivation ranks of a ``duckdb`` session, for explanations (``None`` for other engines).
+
+    Explanations run on reader threads while the session lives on the writer thread, and a DuckDB connection is
+    not for concurrent use: every lookup takes a cursor of its own. The session may be updated (or closed) during
+    an explanation; a rank out of step with the store only makes the explainer fall back to its unpruned search.
+    """
+    from hybridkg.semantic.reasoning.duckdb_engine import DuckDBSession
+
+    if not isinstance(session, DuckDBSession):
+        return None
+    closure = session._closure  # until DuckDBSession.ranks(triples) exists (docs: /tmp/docs7/B.md)
+
+    def ranks(triples: Collection[Triple]) -> dict[Triple, int]:
+        import duckdb
+        import numpy as np
+
+        get = closure.dict.ids.get
+        wanted: dict[tuple[int, int, int], Triple] = {}
+        for t in triples:
+            s, p, o = get(t.subject), get(t.predicate), get(t.object)  # type: ignore[arg-type]
+            if s is not None and p is not None and o is not None:
+                wanted[(s, p, o)] = t
+        if not wanted:
+            return {}
+        ids = np.array(list(wanted), dtype=np.int64)
+        try:
+            cursor = closure.con.cursor()
+            try:
+                cursor.register("_asked", {"s": ids[:, 0], "p": ids[:, 1], "o": ids[:, 2]})
+                rows = cursor.execute(_RANKS_SQL).fetchall()
+            finally:
+                cursor.close()
+        except duckdb.Error:  # the session was closed meanwhile: no ranks, no pruning
+            return {}
+        return {wanted[(s, p, o)]: int(r) for s, p, o, r in rows}
+
+    return ranks
+
+
+_RANKS_SQL = (
+    "SELECT a.s, a.p, a.o, min(t.r) FROM _asked a JOIN t ON t.s = a.s AND t.p = a.p AND t.o = a.o "
+    "GROUP BY a.s, a.p, a.o"
+)
 
 
 def _inferred_quads(triples: Iterable[Triple]) -> list[Quad]:
@@ -401,6 +448,10 @@ class KnowledgeBase:
         target, dom = self._resolve_target(graph, domain)
         if dom is not None and target.value != dom.ontology_graph:
             self.ensure_domain(dom.name)  # data is validated and reasoned with its ontology
+        if isinstance(source, Path) and bulkload.applies(self, source, rdf_format, target, dom, bulk):
+            fast = self._load_fast(source, rdf_format, target, base_iri, progress)
+            if fast is not None:
+                return fast
         with gc_paused():
             doc = self._parse(source, rdf_format, target, base_iri, progress)
             change = self.write(doc, domain=dom, bulk=bulk)
@@ -410,6 +461,14 @@ class KnowledgeBase:
             inferred_removed=len(change.inferred_removed), warnings=change.warnings,
             seconds=time.perf_counter() - start,
         )
+
+    @_on_writer_thread
+    def _load_fast(
+        self, source: Path, fmt: RdfFormat, target: NamedNode, base_iri: str | None, progress: bool
+    ) -> LoadResult | None:
+        """A large triples file into a new graph without Python objects (:mod:`hybridkg.semantic.bulkload`)."""
+        with self._write_mutex:
+            return bulkload.load(self, source, fmt, target, base_iri, progress)
 
     def _parse(
         self, source: bytes | str | Path | BinaryIO, fmt: RdfFormat, target: NamedNode,
@@ -610,9 +669,11 @@ class KnowledgeBase:
             return self.store.stream(sparql, default_graphs=default, named_graphs=named)
 
     def explain(self, triple: Triple) -> Explanation:
+        """Why ``triple`` holds, from the store; guided by the engine's derivation ranks when it keeps them."""
         from hybridkg.semantic.reasoning.explain import explain
 
-        return explain(triple, StoreGraphView(self.store))
+        with self._rw.shared():
+            return explain(triple, StoreGraphView(self.store), ranks=_rank_oracle(self._tls.session))
 
     @_on_writer_thread
     def reason(self, reasoner: Reasoner | None = None) -> ReasonResult:

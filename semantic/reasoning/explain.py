@@ -9,7 +9,7 @@ new: it only picks, for each inferred triple, one rule instance whose premises a
 * **No cycles.** A triple never appears among its own ancestors: the search carries the path from the
   root and rejects any rule instance with a premise on it.
 * **Short proofs first.** Iterative deepening on the tree height; at each node, instances whose premises
-  are asserted (or already proved) are tried before the others.
+  are asserted (or already proved, lowest proofs first) are tried before the others.
 * **Memoised.** A proof found for a triple is kept with the set of triples it uses and its height, and
   is reused wherever none of those triples is on the current path and the height fits. Failures are
   remembered per height when they did not depend on the path. An :class:`Explainer` keeps both
@@ -26,12 +26,25 @@ new: it only picks, for each inferred triple, one rule instance whose premises a
   their data.
 * **eq-ref.** ``x owl:sameAs x`` is not materialised; it holds for any term that occurs in the
   closure, and is explained by ``eq-ref`` with one triple mentioning ``x`` as its premise.
+* **Ranks (optional).** An engine that records the iteration that first derived each triple (the ``duckdb``
+  engine: 0 = asserted, the premises of a triple of rank ``k`` have ranks below ``k``) can pass a ``ranks``
+  oracle. Rule instances are then kept only when every premise ranks below the goal, so the search follows the
+  engine's own derivation order and never wanders into circular support (``owl:sameAs`` cliques, symmetric and
+  inverse properties). Two steps of the engine are one iteration each and keep equal ranks: ``prp-trp`` (a
+  transitive closure in one step) and the ``scm-*`` closure of the schema, so their premises may rank equal to
+  the goal; ``x rdf:type owl:Thing`` (derived for every subject) is searched without ranks. A premise the oracle
+  does not know (a virtual schema triple) is not pruned. Ranks are looked up (in bulk, once per goal) only for a
+  goal with a choice of instances and none whose premises are all asserted (that one ranks below any goal, and
+  is tried first). Ranks only prune; a proof is still checked rule by rule
+  against the view, and should the pruned search find none (ranks out of step with the view), the unpruned search
+  runs (:attr:`Explainer.unranked_fallbacks` counts how often).
 """
 
 from __future__ import annotations
 
 import itertools
 from collections import deque
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 
 from pyoxigraph import Literal, NamedNode, Triple
@@ -40,6 +53,10 @@ from hybridkg.errors import InvalidInput
 from hybridkg.semantic.base import Explanation, GraphView
 from hybridkg.semantic.reasoning.rules import SAME_AS, rules_for
 from hybridkg.semantic.reasoning.virtual import VirtualSchemaView
+from hybridkg.semantic.vocab import THING, TYPE
+
+#: Ranks of triples of the closure, looked up in bulk: triples absent from the result are unknown.
+RankOracle = Callable[[Collection[Triple]], Mapping[Triple, int]]
 
 DEFAULT_MAX_DEPTH = 12
 DEFAULT_MAX_NODES = 200_000
@@ -58,6 +75,8 @@ class _Proof:
 _NOTHING: frozenset[Triple] = frozenset()
 _MAX_FAILURES_PER_GOAL = 8
 _UNREACHED = 1 << 30
+#: Rules whose engine step keeps the premises at the goal's rank (one closure step in the ``duckdb`` engine).
+_SAME_RANK_RULES = frozenset({"prp-trp"})
 
 
 class _BudgetExhausted(Exception):
@@ -71,7 +90,8 @@ class Explainer:
     grow with the triples explained, so keep one per request or batch, not for the process lifetime.
 
     ``max_depth`` bounds proof height; ``search_budget`` the goals the depth-first stage visits per call;
-    ``max_nodes`` the triples the bottom-up stage may collect per call.
+    ``max_nodes`` the triples the bottom-up stage may collect per call; ``ranks`` (optional) the engine's
+    derivation ranks, to prune rule instances (see the module docstring).
     """
 
     def __init__(
@@ -81,6 +101,7 @@ class Explainer:
         max_depth: int = DEFAULT_MAX_DEPTH,
         max_nodes: int = DEFAULT_MAX_NODES,
         search_budget: int = DEFAULT_SEARCH_BUDGET,
+        ranks: RankOracle | None = None,
     ) -> None:
         if max_depth < 1 or max_nodes < 1 or search_budget < 1:
             raise InvalidInput("max_depth, max_nodes and search_budget must be positive")
@@ -94,9 +115,25 @@ class Explainer:
         self._visits = 0
         self._height: dict[Triple, int] = {}
         self._choice: dict[Triple, tuple[str, tuple[Triple, ...]]] = {}
+        self._ranks = ranks
+        self._rank: dict[Triple, int | None] = {}
+        self._unranked: Explainer | None = None
+        #: How many explanations the rank-pruned search did not find and the unpruned search had to.
+        self.unranked_fallbacks = 0
 
     def explain(self, triple: Triple) -> Explanation:
         """Why ``triple`` holds: asserted, not entailed, or a derivation tree."""
+        found = self._explain(triple)
+        if self._ranks is None or found.status != "inferred" or found.rule is not None:
+            return found
+        self.unranked_fallbacks += 1
+        if self._unranked is None:
+            self._unranked = Explainer(
+                self.view, max_depth=self.max_depth, max_nodes=self.max_nodes, search_budget=self.search_budget
+            )
+        return self._unranked.explain(triple)
+
+    def _explain(self, triple: Triple) -> Explanation:
         view = self.view
         if view.is_asserted(triple):
             return Explanation(triple, "asserted")
@@ -106,8 +143,11 @@ class Explainer:
         if not view.holds(triple):
             return Explanation(triple, "not_entailed")
         self._visits = 0
+        # with ranks every kept instance is one the engine could use, so one pass at full depth (no deepening);
+        # candidates with settled low premises first keep proofs short
+        depths = range(1, self.max_depth + 1) if self._ranks is None else (self.max_depth,)
         try:
-            for depth in range(1, self.max_depth + 1):
+            for depth in depths:
                 found = self._prove(triple, set(), depth)
                 if isinstance(found, _Proof):
                     return found.explanation
@@ -139,19 +179,22 @@ class Explainer:
             raise _BudgetExhausted
 
         blockers: set[Triple] = set()
-        candidates: list[tuple[int, int, str, tuple[Triple, ...]]] = []
+        candidates: list[tuple[tuple[int, int, int, int], str, tuple[Triple, ...]]] = []
         for name, premises in self._instances(goal):
             on_path = [p for p in premises if p in path]
             if on_path:
                 blockers.update(on_path)
                 continue
-            open_premises = sum(1 for p in premises if not self._settled(p, path, depth - 1))
-            candidates.append((open_premises, len(candidates), name, premises))
+            heights = [self._settled(p, path, depth - 1) for p in premises]
+            open_premises = sum(1 for h in heights if h is None)
+            settled = max((h for h in heights if h is not None), default=0)
+            key = (open_premises, settled, self._top_rank(premises), len(candidates))
+            candidates.append((key, name, premises))
         candidates.sort()
 
         path.add(goal)
         try:
-            for _, _, name, premises in candidates:
+            for _, name, premises in candidates:
                 result = self._prove_all(goal, name, premises, path, depth)
                 if isinstance(result, _Proof):
                     self._proofs[goal] = result
@@ -175,8 +218,41 @@ class Explainer:
                 for premises in itertools.islice(rule.instances(goal, self.view), MAX_INSTANCES_PER_RULE):
                     if goal not in premises:
                         collected.append((rule.name, premises))
+            if self._ranks is not None and len(collected) > 1 and not any(map(self._all_asserted, collected)):
+                collected = self._below_goal(goal, collected)
             found = self._instance_cache[goal] = tuple(collected)
         return found
+
+    def _below_goal(
+        self, goal: Triple, instances: list[tuple[str, tuple[Triple, ...]]]
+    ) -> list[tuple[str, tuple[Triple, ...]]]:
+        """The instances whose premises all rank below ``goal`` (equal for a same-rank step; unknown passes)."""
+        self._look_up([goal, *(p for _, premises in instances for p in premises)])
+        top = self._rank[goal]
+        if top is None or top == 0 or (goal.predicate == TYPE and goal.object == THING):
+            return instances
+        rank = self._rank
+        kept = []
+        for name, premises in instances:
+            limit = top + 1 if name in _SAME_RANK_RULES or name.startswith("scm-") else top
+            if all((r := rank[p]) is None or r < limit for p in premises):
+                kept.append((name, premises))
+        return kept
+
+    def _all_asserted(self, instance: tuple[str, tuple[Triple, ...]]) -> bool:
+        return all(self.view.is_asserted(p) for p in instance[1])
+
+    def _look_up(self, triples: list[Triple]) -> None:
+        assert self._ranks is not None
+        missing = {t for t in triples if t not in self._rank}
+        if missing:
+            found = self._ranks(missing)
+            for t in missing:
+                self._rank[t] = found.get(t)
+
+    def _top_rank(self, premises: tuple[Triple, ...]) -> int:
+        """The highest known rank among ``premises`` (0 without ranks): lower-ranked instances are tried first."""
+        return max((r for p in premises if (r := self._rank.get(p)) is not None), default=0)
 
     def _prove_all(
         self, goal: Triple, rule: str, premises: tuple[Triple, ...], path: set[Triple], depth: int
@@ -253,11 +329,13 @@ class Explainer:
         self._proofs[triple] = proof
         return proof
 
-    def _settled(self, triple: Triple, path: set[Triple], depth: int) -> bool:
+    def _settled(self, triple: Triple, path: set[Triple], depth: int) -> int | None:
+        """The height of a known proof of ``triple`` usable here (0: asserted), or ``None``."""
         if self.view.is_asserted(triple):
-            return True
+            return 0
         known = self._proofs.get(triple)
-        return known is not None and known.height <= depth and known.support.isdisjoint(path)
+        usable = known is not None and known.height <= depth and known.support.isdisjoint(path)
+        return known.height if usable and known is not None else None
 
     def _eq_ref(self, goal: Triple, path: set[Triple]) -> _Proof | None:
         term = goal.subject
@@ -294,7 +372,8 @@ def explain(
     max_depth: int = DEFAULT_MAX_DEPTH,
     max_nodes: int = DEFAULT_MAX_NODES,
     search_budget: int = DEFAULT_SEARCH_BUDGET,
+    ranks: RankOracle | None = None,
 ) -> Explanation:
     """Explain one triple against ``view``; see :class:`Explainer` to explain many."""
-    explainer = Explainer(view, max_depth=max_depth, max_nodes=max_nodes, search_budget=search_budget)
+    explainer = Explainer(view, max_depth=max_depth, max_nodes=max_nodes, search_budget=search_budget, ranks=ranks)
     return explainer.explain(triple)
