@@ -10,6 +10,7 @@ the limit.
 from __future__ import annotations
 
 import bz2
+import contextlib
 import gzip
 import io
 import lzma
@@ -228,7 +229,19 @@ def parse_document(
     :class:`InvalidInput`, naming the file; never returns a partial result.
     """
     name = str(source) if isinstance(source, Path) else None
-    label = name or "input"
+    with open_document(source, max_bytes=max_bytes, on_read=on_read) as reader:
+        quads = _parse_quads(reader, fmt, graph, base_iri, name)
+        seen = reader.raw.seen  # type: ignore[attr-defined]
+    return ParsedDocument(quads=quads, format=fmt, bytes_read=seen)
+
+
+@contextlib.contextmanager
+def open_document(
+    source: Source, *, max_bytes: int = DEFAULT_MAX_BYTES, on_read: Callable[[int], None] | None = None
+) -> Iterator[io.BufferedReader]:
+    """The document's bytes, decompressed (gzip, bzip2, xz) and limited to ``max_bytes`` as :func:`parse_document`
+    reads them (:class:`InputTooLarge` when the limit is passed); ``.raw.seen`` is the decompressed size read."""
+    label = str(source) if isinstance(source, Path) else "input"
     stream, size, owned = _open(source)
     try:
         try:
@@ -247,11 +260,10 @@ def parse_document(
             compressed = _Reader(stream, label, head=head, on_read=on_read)
             decompressed = _decompressor(codec, io.BufferedReader(compressed, buffer_size=1 << 16))
             reader = _Reader(decompressed, label, limit=max_bytes, codec=codec)
-        quads = _parse_quads(io.BufferedReader(reader, buffer_size=1 << 20), fmt, graph, base_iri, name)
+        yield io.BufferedReader(reader, buffer_size=1 << 20)
     finally:
         if owned:
             stream.close()
-    return ParsedDocument(quads=quads, format=fmt, bytes_read=reader.seen)
 
 
 def _parse_quads(

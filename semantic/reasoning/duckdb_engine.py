@@ -26,8 +26,9 @@ from pathlib import Path
 
 import duckdb
 import numpy as np
-from pyoxigraph import BlankNode, Literal, NamedNode, Triple
+from pyoxigraph import BlankNode, Literal, NamedNode, RdfFormat, Triple, parse
 
+from hybridkg.errors import InvalidInput
 from hybridkg.semantic.base import InferenceDelta, ReasoningSession
 from hybridkg.semantic.perf import gc_paused
 from hybridkg.semantic.reasoning.complete import DECLARATIONS
@@ -82,53 +83,170 @@ _MAX_ROUNDS = 100_000
 
 
 class Dictionary:
-    """Terms <-> ids. ``id >> 2`` indexes :attr:`terms`; ``id & 3`` is the kind."""
+    """Terms <-> ids, kept in DuckDB (``terms(id, nt)``: each term in its N-Triples form, as Oxigraph writes it)
+    with a Python cache of the terms already seen as objects. ``id >> 2`` is the term's number; ``id & 3`` its
+    kind (IRI, blank node, literal), so SQL can tell literals and IRIs apart without a join."""
 
-    def __init__(self) -> None:
+    def __init__(self, con: duckdb.DuckDBPyConnection) -> None:
+        self.con = con
+        con.execute("CREATE TABLE terms (id BIGINT, nt VARCHAR)")
         self.ids: dict[Term, int] = {}
-        self.terms: list[Term] = []
-        self.builtin: list[int] = []  # ids of IRIs of the RDF/RDFS/OWL/XSD vocabularies
+        self.cache: dict[int, Term] = {}
+        self.next = 0
+        self.from_files = False  # whether DuckDB holds terms the Python side has not seen (read from a file)
+
+    @staticmethod
+    def kind_sql(nt: str) -> str:
+        return f"(CASE left({nt}, 1) WHEN '<' THEN {IRI} WHEN '_' THEN {BNODE} ELSE {LITERAL} END)"
 
     def id(self, term: Term) -> int:
         found = self.ids.get(term)
-        if found is not None:
-            return found
-        kind = LITERAL if type(term) is Literal else BNODE if type(term) is BlankNode else IRI
-        new = (len(self.terms) << 2) | kind
-        self.ids[term] = new
-        self.terms.append(term)
-        if type(term) is NamedNode and term.value.startswith(BUILTIN_NAMESPACES):
-            self.builtin.append(new)
-        return new
+        return found if found is not None else self.encode_terms([term])[0]
 
-    def term(self, i: int) -> Term:
-        return self.terms[i >> 2]
+    def encode_terms(self, terms: list[Term]) -> list[int]:
+        """Ids of ``terms``: looked up in DuckDB by N-Triples form, new ones numbered and stored."""
+        unknown = [t for t in dict.fromkeys(terms) if t not in self.ids]
+        if unknown:
+            nts = [str(t) for t in unknown]
+            found: dict[int, int] = {}
+            if self.from_files:
+                self.con.register("_q", {"k": np.arange(len(nts), dtype=np.int64), "nt": np.array(nts, dtype=object)})
+                found = dict(self.con.execute("SELECT k, id FROM _q JOIN terms USING (nt)").fetchall())
+                self.con.unregister("_q")
+            fresh_k, fresh_id = [], []
+            for k, term in enumerate(unknown):
+                i = found.get(k)
+                if i is None:
+                    kind = LITERAL if type(term) is Literal else BNODE if type(term) is BlankNode else IRI
+                    i = (self.next << 2) | kind
+                    self.next += 1
+                    fresh_k.append(k)
+                    fresh_id.append(i)
+                self.ids[term] = i
+                self.cache[i] = term
+            if fresh_k:
+                self.con.register("_n", {"id": np.array(fresh_id, dtype=np.int64),
+                                         "nt": np.array([nts[k] for k in fresh_k], dtype=object)})
+                self.con.execute("INSERT INTO terms SELECT id, nt FROM _n")
+                self.con.unregister("_n")
+        return [self.ids[t] for t in terms]
 
     def encode(self, triples: Iterable[Triple]) -> dict[str, np.ndarray]:
         """Columns ``s, p, o`` of ids (RDF-star triples, with a quoted triple as a term, are passed over)."""
-        ids, get = self.ids, self.ids.get
-        s: list[int] = []
-        p: list[int] = []
-        o: list[int] = []
-        for t in triples:
-            a, b, c = t.subject, t.predicate, t.object
-            if type(a) is Triple or type(c) is Triple:
-                continue
-            x = get(a)  # type: ignore[arg-type]
-            s.append(x if x is not None else self.id(a))  # type: ignore[arg-type]
-            x = get(b)
-            p.append(x if x is not None else self.id(b))
-            x = get(c)  # type: ignore[arg-type]
-            o.append(x if x is not None else self.id(c))  # type: ignore[arg-type]
-        del ids
-        return {"s": np.array(s, dtype=np.int64), "p": np.array(p, dtype=np.int64), "o": np.array(o, dtype=np.int64)}
+        rows = [t for t in triples if type(t.subject) is not Triple and type(t.object) is not Triple]
+        get = self.ids.get
+        missing = [x for t in rows for x in (t.subject, t.predicate, t.object)
+                   if get(x) is None]  # type: ignore[call-overload]
+        if missing:
+            self.encode_terms(missing)  # type: ignore[arg-type]
+        ids = self.ids
+        return {
+            "s": np.array([ids[t.subject] for t in rows], dtype=np.int64),  # type: ignore[index]
+            "p": np.array([ids[t.predicate] for t in rows], dtype=np.int64),
+            "o": np.array([ids[t.object] for t in rows], dtype=np.int64),  # type: ignore[index]
+        }
+
+    def _fetch(self, ids: Iterable[int]) -> None:
+        """Parse the terms of ``ids`` not in the cache from their N-Triples forms."""
+        want = [i for i in set(ids) if i not in self.cache]
+        if not want:
+            return
+        self.con.register("_w", {"id": np.array(want, dtype=np.int64)})
+        rows = self.con.execute("SELECT terms.id, terms.nt FROM _w JOIN terms USING (id)").fetchall()
+        self.con.unregister("_w")
+        doc = "".join(f"<urn:x:s> <urn:x:p> {nt} .\n" for _, nt in rows)
+        parsed = parse(doc.encode(), format=RdfFormat.N_TRIPLES)
+        for (i, _), q in zip(rows, parsed, strict=True):
+            term = q.object
+            self.cache[i] = term  # type: ignore[assignment]
+            self.ids.setdefault(term, i)  # type: ignore[arg-type]
 
     def decode(self, cols: dict[str, np.ndarray]) -> list[Triple]:
-        terms = self.terms
-        return [
-            Triple(terms[s >> 2], terms[p >> 2], terms[o >> 2])  # type: ignore[arg-type]
-            for s, p, o in zip(cols["s"].tolist(), cols["p"].tolist(), cols["o"].tolist(), strict=True)
-        ]
+        s, p, o = cols["s"].tolist(), cols["p"].tolist(), cols["o"].tolist()
+        self._fetch([*s, *p, *o])
+        c = self.cache
+        return [Triple(c[a], c[b], c[x]) for a, b, x in zip(s, p, o, strict=True)]  # type: ignore[arg-type]
+
+    def term(self, i: int) -> Term:
+        self._fetch([i])
+        return self.cache[i]
+
+    def load_ntriples(self, path: Path, *, strict: bool = False) -> str | None:
+        """Read canonical N-Triples (as Oxigraph writes them: one triple a line, single spaces) into the temp table
+        ``_in(s, p, o)`` of ids, numbering new terms; returns the table's name. RDF-star lines are passed over.
+        gzip-compressed files are read as such.
+
+        ``strict``: the file is a user's, not Oxigraph's, so every line must be in the one spelling the store
+        gives its terms (:data:`_CANONICAL_LINE`: no blank nodes, whose labels the store renames; no escapes but
+        quote, backslash, newline and carriage return; no ``^^xsd:string``; lower-case language tags), else nothing
+        is read and ``None`` is returned."""
+        con = self.con
+        con.execute(
+            "CREATE OR REPLACE TEMP TABLE _lines AS SELECT line FROM read_csv(?, "
+            "columns={'line': 'VARCHAR'}, delim='\0', header=false, quote='', escape='', auto_detect=false)",
+            [str(path)],
+        )
+        if strict:
+            odd = con.execute(
+                "SELECT count(*) FROM _lines WHERE NOT regexp_full_match(line, ?) OR contains(line, ?)",
+                [_CANONICAL_LINE, f"^^<{XSD_STRING}>"],
+            ).fetchall()[0][0]
+            if odd:
+                con.execute("DROP TABLE _lines")
+                return None
+        con.execute("CREATE OR REPLACE TEMP TABLE _lines AS SELECT string_split(line, ' ') AS x FROM _lines")
+        bad = con.execute("SELECT count(*) FROM _lines WHERE len(x) < 4 OR x[len(x)] <> '.'").fetchall()[0][0]
+        if bad:
+            raise InvalidInput(
+                f"{path}: {bad} line(s) are not canonical N-Triples (one triple a line, ' .' at the end)"
+            )
+        con.execute(
+            "CREATE OR REPLACE TEMP TABLE _raw AS SELECT x[1] AS s, x[2] AS p, array_to_string(x[3:len(x) - 1], ' ') "
+            "AS o FROM _lines WHERE x[1] NOT LIKE '<<%' AND x[3] NOT LIKE '<<%'"
+        )
+        con.execute("DROP TABLE _lines")
+        con.execute(
+            "CREATE OR REPLACE TEMP TABLE _new AS SELECT nt FROM (SELECT s AS nt FROM _raw UNION SELECT p FROM _raw "
+            "UNION SELECT o FROM _raw) ANTI JOIN terms USING (nt)"
+        )
+        n = con.execute("SELECT count(*) FROM _new").fetchall()[0][0]
+        con.execute(
+            f"INSERT INTO terms SELECT (({self.next} + row_number() OVER () - 1) << 2) | {self.kind_sql('nt')}, nt "
+            "FROM _new"
+        )
+        self.next += int(n)
+        self.from_files = self.from_files or bool(n)
+        con.execute(
+            "CREATE OR REPLACE TEMP TABLE _in AS SELECT a.id AS s, b.id AS p, c.id AS o FROM _raw "
+            "JOIN terms a ON a.nt = _raw.s JOIN terms b ON b.nt = _raw.p JOIN terms c ON c.nt = _raw.o"
+        )
+        con.execute("DROP TABLE _raw")
+        con.execute("DROP TABLE _new")
+        return "_in"
+
+    def write_ntriples(self, table: str, path: Path) -> int:
+        """Write the triples of ``table(s, p, o)`` as N-Triples; returns how many."""
+        n = self.con.execute(f"SELECT count(*) FROM {table}").fetchall()[0][0]
+        self.con.execute(
+            f"COPY (SELECT a.nt || ' ' || b.nt || ' ' || c.nt || ' .' FROM {table} x JOIN terms a ON a.id = x.s "
+            "JOIN terms b ON b.id = x.p JOIN terms c ON c.id = x.o) TO "
+            f"'{_sql_path(path)}' (FORMAT csv, HEADER false, QUOTE '', ESCAPE '', DELIMITER '\x1f')"
+        )
+        return int(n)
+
+
+XSD_STRING = "http://www.w3.org/2001/XMLSchema#string"
+_IRI = r'<[^<>"{}|^`\\\x00-\x20]*>'
+_LITERAL = r'"(?:[^"\\\x00-\x1f]|\\["\\nr])*"(?:@[a-z]+(?:-[a-z0-9]+)*|\^\^' + _IRI + ")?"
+#: A line of N-Triples in the spelling Oxigraph gives its terms (:meth:`Dictionary.load_ntriples`, ``strict``).
+_CANONICAL_LINE = f"{_IRI} {_IRI} (?:{_IRI}|{_LITERAL}) \\."
+
+
+def _sql_path(path: Path) -> str:
+    text = str(path)
+    if "'" in text:
+        raise InvalidInput(f"a path with a quote cannot be handed to DuckDB: {text}")
+    return text
 
 
 def _connect(temp_dir: Path) -> duckdb.DuckDBPyConnection:
@@ -155,7 +273,7 @@ class DuckDBClosure:
     def __init__(self, asserted: Iterable[Triple] = ()) -> None:
         self._tmp = tempfile.TemporaryDirectory(prefix="hkg-duckdb-")
         self.con = _connect(Path(self._tmp.name))
-        self.dict = Dictionary()
+        self.dict = Dictionary(self.con)
         d = self.dict
         self.TYPE, self.SAME, self.THING = d.id(TYPE), d.id(SAME_AS), d.id(THING)
         self._schema_p = [d.id(p) for p in SCHEMA_PREDICATES]
@@ -410,22 +528,41 @@ class DuckDBClosure:
         if not len(cols["s"]):
             return
         self.con.register("_in", cols)
+        try:
+            self._add_table("_in")
+        finally:
+            self.con.unregister("_in")
+
+    def add_ntriples(self, path: Path, *, strict: bool = False) -> int | None:
+        """Assert the triples of a canonical N-Triples file (:meth:`Dictionary.load_ntriples`) and saturate;
+        returns how many triples the file holds (``None``: ``strict`` and not canonical, nothing done)."""
+        table = self.dict.load_ntriples(path, strict=strict)
+        if table is None:
+            return None
+        try:
+            read = int(self.con.execute(f"SELECT count(*) FROM {table}").fetchall()[0][0])
+            self._add_table(table)
+        finally:
+            self.con.execute(f"DROP TABLE IF EXISTS {table}")
+        return read
+
+    def _add_table(self, table: str) -> None:
+        con = self.con
         # already derived: asserted now (rank 0); the closure does not change
-        self.con.execute("UPDATE t SET r = 0 FROM (SELECT DISTINCT s, p, o FROM _in) i "
-                         "WHERE t.s = i.s AND t.p = i.p AND t.o = i.o AND t.r > 0")
+        con.execute(f"UPDATE t SET r = 0 FROM (SELECT DISTINCT s, p, o FROM {table}) i "
+                    "WHERE t.s = i.s AND t.p = i.p AND t.o = i.o AND t.r > 0")
         start = self.rank + 1
-        n = self.con.execute(
-            f"INSERT INTO t SELECT DISTINCT i.s, i.p, i.o, {start} FROM _in i ANTI JOIN t "
+        n = con.execute(
+            f"INSERT INTO t SELECT DISTINCT i.s, i.p, i.o, {start} FROM {table} i ANTI JOIN t "
             "ON t.s = i.s AND t.p = i.p AND t.o = i.o"
         ).fetchall()[0][0]
-        self.con.unregister("_in")
         if not n:
             return
         # new asserted triples enter as the delta (rank ``start``), then become rank 0
         self.rank = start
         schema = self._schema_changed(start)
-        self.con.execute(f"CREATE OR REPLACE TEMP TABLE d AS SELECT s, p, o FROM t WHERE r = {start}")
-        self.con.execute(f"UPDATE t SET r = 0 WHERE r = {start}")
+        con.execute(f"CREATE OR REPLACE TEMP TABLE d AS SELECT s, p, o FROM t WHERE r = {start}")
+        con.execute(f"UPDATE t SET r = 0 WHERE r = {start}")
         if schema:
             self._saturate(full=True)
             return
@@ -524,7 +661,8 @@ class DuckDBClosure:
             f"UNION SELECT s FROM t WHERE p IN {subj} UNION SELECT o FROM t WHERE p IN {obj}"
         )
         return (
-            f"SELECT s, p, o FROM t WHERE r > 0 AND s NOT IN {_ids(d.builtin)} "
+            "SELECT s, p, o FROM t WHERE r > 0 AND s NOT IN (SELECT id FROM terms WHERE "
+            + " OR ".join(f"starts_with(nt, '<{ns}')" for ns in BUILTIN_NAMESPACES) + ") "
             f"AND NOT (p IN {reflexive} AND s = o) AND NOT (p IN {to_thing} AND o = {THING_}) "
             f"AND NOT (p = {TY} AND o = {THING_} AND s IN ({schema_terms}))"
         )
@@ -536,18 +674,26 @@ class DuckDBClosure:
 
     def snapshot(self) -> tuple[set[Triple], set[Triple]]:
         """Record the normalised inferred set; returns what joined and left it since the last snapshot."""
+        self.snapshot_tables()
+        with gc_paused():
+            return (set(self.dict.decode(self.con.execute("SELECT s, p, o FROM _plus").fetchnumpy())),
+                    set(self.dict.decode(self.con.execute("SELECT s, p, o FROM _minus").fetchnumpy())))
+
+    def snapshot_tables(self) -> tuple[int, int]:
+        """:meth:`snapshot` into the tables ``_plus`` and ``_minus`` (ids, not decoded); returns their sizes."""
         con = self.con
         con.execute(f"CREATE OR REPLACE TABLE inf_new AS {self._normalised_sql()}")
         if con.execute("SELECT count(*) FROM duckdb_tables() WHERE table_name = 'inf'").fetchall()[0][0]:
-            plus = con.execute("SELECT s, p, o FROM inf_new EXCEPT SELECT s, p, o FROM inf").fetchnumpy()
-            minus = con.execute("SELECT s, p, o FROM inf EXCEPT SELECT s, p, o FROM inf_new").fetchnumpy()
+            con.execute("CREATE OR REPLACE TEMP TABLE _plus AS SELECT * FROM inf_new EXCEPT SELECT * FROM inf")
+            con.execute("CREATE OR REPLACE TEMP TABLE _minus AS SELECT * FROM inf EXCEPT SELECT * FROM inf_new")
         else:
-            plus = con.execute("SELECT s, p, o FROM inf_new").fetchnumpy()
-            minus = {k: np.zeros(0, dtype=np.int64) for k in "spo"}
+            con.execute("CREATE OR REPLACE TEMP TABLE _plus AS SELECT s, p, o FROM inf_new")
+            con.execute("CREATE OR REPLACE TEMP TABLE _minus AS SELECT s, p, o FROM inf_new LIMIT 0")
         con.execute("DROP TABLE IF EXISTS inf")
         con.execute("ALTER TABLE inf_new RENAME TO inf")
-        with gc_paused():
-            return set(self.dict.decode(plus)), set(self.dict.decode(minus))
+        plus = con.execute("SELECT count(*) FROM _plus").fetchall()[0][0]
+        minus = con.execute("SELECT count(*) FROM _minus").fetchall()[0][0]
+        return int(plus), int(minus)
 
     def rank_of(self, triple: Triple) -> int | None:
         """The iteration that first derived ``triple`` (0: asserted), or ``None`` if it is not in the closure."""
@@ -568,18 +714,20 @@ class DuckDBClosure:
 
 class DuckDBSession:
     """A live :class:`DuckDBClosure`: additions semi-naively, removals by DRed; the inferred set's changes are
-    found in SQL (a snapshot of the normalised set), so only they are decoded."""
+    found in SQL (a snapshot of the normalised set), so only they are decoded. Files take a path with no Python
+    objects at all (:meth:`add_ntriples`); the Python view of the inferred set is then built only if asked for."""
 
     def __init__(self, triples: Iterable[Triple]) -> None:
         self._closure = DuckDBClosure(triples)
-        self._closure.snapshot()
-        self._inferred = frozenset(self._closure.inferred())
+        self._inferred: frozenset[Triple] | None = frozenset(self._closure.snapshot()[0])
 
     def close(self) -> None:
         self._closure.close()
 
     @property
     def inferred(self) -> frozenset[Triple]:
+        if self._inferred is None:
+            self._inferred = frozenset(self._closure.inferred())
         return self._inferred
 
     def apply(self, added: Iterable[Triple] = (), removed: Iterable[Triple] = ()) -> InferenceDelta:
@@ -594,8 +742,30 @@ class DuckDBSession:
         plus, minus = self._closure.snapshot()
         if not plus and not minus:
             return InferenceDelta()
-        self._inferred = (self._inferred - minus) | plus
+        if self._inferred is not None:
+            self._inferred = (self._inferred - minus) | plus
         return InferenceDelta(added=frozenset(plus), removed=frozenset(minus))
+
+    def add_ntriples(self, path: Path, *, strict: bool = False) -> tuple[int, int, int] | None:
+        """Assert the triples of a canonical N-Triples file; returns how many it holds, and how many triples joined
+        and left the inferred set (:meth:`write_added`, :meth:`removed_triples` give them). ``strict``: see
+        :meth:`Dictionary.load_ntriples` (``None``: not canonical, nothing done)."""
+        read = self._closure.add_ntriples(path, strict=strict)
+        if read is None:
+            return None
+        self._inferred = None
+        return (read, *self._closure.snapshot_tables())
+
+    def write_added(self, path: Path) -> int:
+        """The triples the last :meth:`add_ntriples` added to the inferred set, as N-Triples."""
+        return self._closure.dict.write_ntriples("_plus", path)
+
+    def added_triples(self) -> list[Triple]:
+        return self._closure.dict.decode(self._closure.con.execute("SELECT s, p, o FROM _plus").fetchnumpy())
+
+    def removed_triples(self) -> list[Triple]:
+        """The triples the last :meth:`add_ntriples` took out of the inferred set (now asserted)."""
+        return self._closure.dict.decode(self._closure.con.execute("SELECT s, p, o FROM _minus").fetchnumpy())
 
 
 class DuckDBReasoner:

@@ -5,9 +5,9 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
-from pyoxigraph import BlankNode, NamedNode, Quad, Store
+from pyoxigraph import BlankNode, NamedNode, Quad, RdfFormat, Store
 
 from hybridkg.errors import BackendUnavailable, InvalidQuery
 from hybridkg.semantic.base import GraphName, Object, QueryResult, QueryStream, Subject
@@ -113,6 +113,17 @@ class OxigraphStore:
     def clear_graph(self, graph: NamedNode) -> None:
         if self._store.contains_named_graph(graph):
             self._store.remove_graph(graph)
+
+    def load_stream(
+        self, stream: IO[bytes], fmt: RdfFormat, graph: NamedNode, *, base_iri: str | None = None
+    ) -> None:
+        """Oxigraph's bulk loader on ``stream`` (triples go to ``graph``): parsed and written in Rust, no Python
+        objects. Not transactional: on failure the caller takes out what it may have written."""
+        self._store.bulk_load(stream, format=fmt, base_iri=base_iri, to_graph=graph)
+
+    def dump_graph(self, graph: NamedNode, path: Path) -> None:
+        """Write one graph's triples as N-Triples (one a line, as Oxigraph writes them) to ``path``."""
+        self._store.dump(output=str(path), format=RdfFormat.N_TRIPLES, from_graph=graph)
 
     def flush(self) -> None:
         if self.path is not None:

@@ -19,12 +19,13 @@ pytestmark = pytest.mark.slow
 QUERIES = [f"Q{i}" for i in range(1, 15)]
 
 
-@pytest.fixture(scope="module")
-def lubm_kb(tmp_path_factory: pytest.TempPathFactory) -> KnowledgeBase:
+@pytest.fixture(scope="module", params=["reasonable", "duckdb"])
+def lubm_kb(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest) -> KnowledgeBase:
+    """LUBM(1) loaded by each engine; the duckdb one takes the fast file path (hybridkg.semantic.bulkload)."""
     lubm = shared_path("lubm")
     kb = KnowledgeBase(
         make_store(StoreConfig(backend="embedded", path=tmp_path_factory.mktemp("lubm") / "store")),
-        reasoner=make_reasoner(ReasoningConfig(engine="reasonable")),
+        reasoner=make_reasoner(ReasoningConfig(engine=request.param)),
         validator=make_validator(ValidationConfig(engine="pyshacl")),
     )
     kb.load(lubm / "univ-bench.ttl", graph="urn:lubm:ontology")

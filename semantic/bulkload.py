@@ -1,0 +1,160 @@
+"""Loading a large file without Python objects: the ``duckdb`` engine's fast path (issue 12 §1).
+
+The object path (:meth:`KnowledgeBase.load`) parses a document into Python quads, hands them to the reasoner, and
+hands the inferred triples back to the store: at millions of triples the objects are the cost (time and memory).
+Here, for a triples file going into a new graph with no domain to validate:
+
+1. Oxigraph's bulk loader reads the (decompressed, size-limited) document straight into the graph;
+2. the graph is written out as canonical N-Triples (Oxigraph's own writer: one triple a line, blank nodes as the
+   store named them), which DuckDB reads by splitting lines (:meth:`DuckDBSession.add_ntriples`);
+3. the closure is updated in DuckDB, and the triples that joined the inferred set are written as N-Triples by
+   DuckDB and bulk-loaded into the inferred graph; the few that left it (now asserted) are removed.
+
+Change listeners get the same :class:`ChangeSet` as on the object path, built only when there are listeners.
+On failure the new graph is dropped and the reasoning session is rebuilt from the store on its next use (which
+also reconciles the inferred graph), so nothing is half-written.
+"""
+
+from __future__ import annotations
+
+import logging
+import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from pyoxigraph import NamedNode, Quad, RdfFormat, parse
+
+from hybridkg.errors import ParseError
+from hybridkg.semantic.base import INFERRED_GRAPH, ChangeSet
+from hybridkg.semantic.formats import open_document
+
+if TYPE_CHECKING:
+    from hybridkg.semantic.domains import Domain
+    from hybridkg.semantic.kb import KnowledgeBase, LoadResult
+
+_log = logging.getLogger(__name__)
+
+#: Below this many bytes (compressed) a file takes the object path unless the caller asks for ``bulk``.
+FAST_MIN_BYTES = 4 << 20
+
+#: Seconds per phase of the last fast load in this process (what ``bench/reasoning.py`` reports).
+LAST_PHASES: dict[str, float] = {}
+
+_TRIPLE_FORMATS = (RdfFormat.N_TRIPLES, RdfFormat.TURTLE, RdfFormat.RDF_XML, RdfFormat.N3)
+
+
+def applies(kb: KnowledgeBase, source: object, fmt: RdfFormat, target: NamedNode, dom: Domain | None,
+            bulk: bool) -> bool:
+    """Whether ``kb.load`` can take the fast path for this document."""
+    if not isinstance(source, Path) or dom is not None or fmt not in _TRIPLE_FORMATS:
+        return False
+    if kb.reasoner.name != "duckdb" or not hasattr(kb.store, "load_stream") or not hasattr(kb.store, "dump_graph"):
+        return False
+    if not bulk and (not source.is_file() or source.stat().st_size < FAST_MIN_BYTES):
+        return False
+    return target not in set(kb.store.graphs())
+
+
+def load(kb: KnowledgeBase, source: Path, fmt: RdfFormat, target: NamedNode, base_iri: str | None,
+         progress: bool) -> LoadResult | None:
+    """The fast path; ``None`` when the reasoning session cannot take a file (the caller falls back)."""
+    from hybridkg.semantic.kb import LoadResult
+    from hybridkg.semantic.reasoning.duckdb_engine import DuckDBSession
+
+    start = time.perf_counter()
+    session = kb._reasoning_session()
+    if not isinstance(session, DuckDBSession):
+        return None
+    store = kb.store
+    bar = None
+    if progress and source.stat().st_size > FAST_MIN_BYTES:
+        from tqdm import tqdm
+
+        bar = tqdm(total=source.stat().st_size, unit="B", unit_scale=True, desc=f"load {source.name}")
+    touched = False
+    phases: dict[str, float] = {}
+    try:
+        with tempfile.TemporaryDirectory(prefix="hkg-load-") as tmp:
+            asserted = Path(tmp) / "asserted.nt"
+
+            def store_asserted() -> None:
+                with open_document(source, max_bytes=kb.max_input_bytes,
+                                   on_read=bar.update if bar is not None else None) as stream:
+                    try:
+                        store.load_stream(stream, fmt, target, base_iri=base_iri)  # type: ignore[attr-defined]
+                    except SyntaxError as e:
+                        raise ParseError(fmt.name, e.lineno, e.offset, f"{e.msg} (in {source})") from e
+
+            counts = None
+            with kb._rw.exclusive():
+                touched = True
+                if _direct(source, fmt):
+                    # Oxigraph's loader on one thread, DuckDB reading the same file on this one (both leave the GIL)
+                    with ThreadPoolExecutor(1, thread_name_prefix="hkg-bulk") as pool:
+                        loading = pool.submit(store_asserted)
+                        try:
+                            counts = session.add_ntriples(source, strict=True)
+                        finally:
+                            loading.result()
+                else:
+                    store_asserted()
+            phases["store asserted + reason" if counts else "store asserted"] = time.perf_counter() - start
+            if bar is not None:
+                bar.close()
+                bar = None
+            if counts is None:  # not in the store's spelling: read the store's own copy of the graph
+                store.dump_graph(target, asserted)  # type: ignore[attr-defined]
+                phases["dump"] = time.perf_counter() - start - sum(phases.values())
+                counts = session.add_ntriples(asserted)
+                assert counts is not None
+                phases["reason"] = time.perf_counter() - start - sum(phases.values())
+            read, plus, minus = counts
+            inferred = Path(tmp) / "inferred.nt"
+            session.write_added(inferred)
+            removed = session.removed_triples() if minus else []
+            phases["write inferred"] = time.perf_counter() - start - sum(phases.values())
+            with kb._rw.exclusive():
+                with open(inferred, "rb") as f:
+                    store.load_stream(f, RdfFormat.N_TRIPLES, INFERRED_GRAPH)  # type: ignore[attr-defined]
+                if removed:
+                    store.remove([Quad(t.subject, t.predicate, t.object, INFERRED_GRAPH) for t in removed])
+            phases["store inferred"] = time.perf_counter() - start - sum(phases.values())
+            LAST_PHASES.clear()
+            LAST_PHASES.update(phases)
+            _log.info("fast load of %s: %s", source, ", ".join(f"{k} {v:.1f} s" for k, v in phases.items()))
+            if kb._listeners:
+                if not asserted.exists():
+                    store.dump_graph(target, asserted)  # type: ignore[attr-defined]
+                kb._publish(_change(asserted, target, session.added_triples(), removed))
+    except BaseException:
+        if bar is not None:
+            bar.close()
+        if touched:
+            _log.warning("fast load of %s failed: dropping graph %s; the closure is rebuilt on next use",
+                         source, target.value)
+            kb._session = None
+            with kb._rw.exclusive():
+                store.clear_graph(target)  # type: ignore[attr-defined]
+        raise
+    return LoadResult(
+        graph=target.value, domain=None, format=fmt.name, parsed=read, asserted_added=read, inferred_added=plus,
+        inferred_removed=minus, warnings=(), seconds=time.perf_counter() - start,
+    )
+
+
+def _direct(source: Path, fmt: RdfFormat) -> bool:
+    """Whether DuckDB can read the file itself: N-Triples, plain or gzip (then checked line by line)."""
+    name = source.name.lower()
+    return fmt == RdfFormat.N_TRIPLES and (name.endswith(".nt") or name.endswith(".nt.gz"))
+
+
+def _change(asserted: Path, target: NamedNode, added: list, removed: list) -> ChangeSet:  # type: ignore[type-arg]
+    quads = tuple(Quad(q.subject, q.predicate, q.object, target)
+                  for q in parse(path=str(asserted), format=RdfFormat.N_TRIPLES))
+    return ChangeSet(
+        asserted_added=quads,
+        inferred_added=tuple(added),
+        inferred_removed=tuple(removed),
+    )

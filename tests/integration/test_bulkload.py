@@ -1,0 +1,114 @@
+"""The duckdb engine's fast file path (hybridkg.semantic.bulkload): the same store as the object path, for files
+DuckDB reads itself and for files it must take from the store's own copy; failures leave nothing behind."""
+
+from __future__ import annotations
+
+import gzip
+from pathlib import Path
+
+import pytest
+from pyoxigraph import BlankNode, Triple
+
+from hybridkg.errors import ParseError
+from hybridkg.semantic import bulkload
+from hybridkg.semantic.base import ChangeSet
+from hybridkg.semantic.kb import KnowledgeBase
+from hybridkg.semantic.reasoning.factory import make_reasoner
+from hybridkg.semantic.settings import ReasoningConfig, StoreConfig, ValidationConfig
+from hybridkg.semantic.store.factory import make_store
+from hybridkg.semantic.validation.factory import make_validator
+
+ONTOLOGY = """@prefix : <http://example.org/u#> . @prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .
+@prefix owl: <http://www.w3.org/2002/07/owl#> .
+:Student rdfs:subClassOf :Person . :advisor rdfs:domain :Student ; rdfs:range :Professor .
+:Professor rdfs:subClassOf :Person . :partOf a owl:TransitiveProperty .
+:knows a owl:SymmetricProperty .
+"""
+
+
+def _kb(path: Path, engine: str) -> KnowledgeBase:
+    kb = KnowledgeBase(make_store(StoreConfig(backend="embedded", path=path)),
+                       reasoner=make_reasoner(ReasoningConfig(engine=engine)), validator=make_validator(ValidationConfig()))
+    kb.load(ONTOLOGY.encode(), fmt="turtle", graph="urn:onto")
+    return kb
+
+
+def _data(n: int, *, odd: bool) -> str:
+    """``n`` students with advisors and a partOf chain; ``odd`` adds lines DuckDB must not read itself
+    (a blank node, an escape, an xsd:string datatype, an upper-case language tag)."""
+    u = "http://example.org/u#"
+    lines = []
+    for i in range(n):
+        lines.append(f"<{u}s{i}> <{u}advisor> <{u}p{i % 7}> .")
+        lines.append(f'<{u}s{i}> <{u}name> "student {i}  two spaces" .')
+        lines.append(f"<{u}d{i}> <{u}partOf> <{u}d{i + 1}> .")
+        lines.append(f"<{u}s{i}> <{u}knows> <{u}s{(i * 3) % n}> .")
+    if odd:
+        lines += [f"_:b1 <{u}advisor> <{u}p1> .", f'<{u}x> <{u}name> "\\u0041" .',
+                  f'<{u}y> <{u}name> "y"^^<http://www.w3.org/2001/XMLSchema#string> .', f'<{u}z> <{u}name> "z"@EN .']
+    return "\n".join(lines) + "\n"
+
+
+def _ground(triples: set[Triple]) -> set[Triple]:
+    return {t for t in triples if not isinstance(t.subject, BlankNode)}
+
+
+@pytest.mark.parametrize(("odd", "gz"), [(False, False), (False, True), (True, False)])
+def test_fast_path_stores_what_the_object_path_stores(tmp_path: Path, odd: bool, gz: bool) -> None:
+    text = _data(300, odd=odd)
+    name = "data.nt.gz" if gz else "data.nt"
+    f = tmp_path / name
+    f.write_bytes(gzip.compress(text.encode()) if gz else text.encode())
+    fast, slow = _kb(tmp_path / "fast", "duckdb"), _kb(tmp_path / "slow", "reasonable")
+    try:
+        seen: list[ChangeSet] = []
+        fast.subscribe(seen.append)
+        result = fast.load(f, graph="urn:data", bulk=True)
+        assert "store asserted" in " ".join(bulkload.LAST_PHASES)  # the fast path ran
+        assert ("dump" in bulkload.LAST_PHASES) == odd  # the store's own copy only when DuckDB cannot read the file
+        expected = slow.load(f, graph="urn:data", bulk=True)
+        assert (result.asserted_added, result.inferred_added) == (expected.asserted_added, expected.inferred_added)
+        assert _ground(fast.asserted_triples()) == _ground(slow.asserted_triples())
+        assert _ground(fast.inferred_triples()) == _ground(slow.inferred_triples())
+        assert len(fast.inferred_triples()) == len(slow.inferred_triples())
+        assert len(seen) == 1 and len(seen[0].asserted_added) == result.asserted_added
+        assert len(seen[0].inferred_added) == result.inferred_added
+        # the session goes on incrementally after the fast load
+        u = "http://example.org/u#"
+        more = f"<{u}s9999> <{u}advisor> <{u}p9999> .\n".encode()
+        a, b = fast.load(more, fmt="nt", graph="urn:more"), slow.load(more, fmt="nt", graph="urn:more")
+        assert a.inferred_added == b.inferred_added
+        assert _ground(fast.inferred_triples()) == _ground(slow.inferred_triples())
+    finally:
+        fast.close()
+        slow.close()
+
+
+def test_a_syntax_error_leaves_nothing_behind(tmp_path: Path) -> None:
+    f = tmp_path / "bad.nt"
+    f.write_text(_data(200, odd=False) + "<http://example.org/u#a> <http://example.org/u#b> .\n")
+    kb = _kb(tmp_path / "store", "duckdb")
+    try:
+        before_inferred = kb.inferred_triples()
+        with pytest.raises(ParseError):
+            kb.load(f, graph="urn:data", bulk=True)
+        assert "urn:data" not in {g.value for g in kb.store.graphs()}
+        assert kb.inferred_triples() == before_inferred
+        good = tmp_path / "good.nt"
+        good.write_text(_data(50, odd=False))
+        assert kb.load(good, graph="urn:data", bulk=True).asserted_added == 200
+    finally:
+        kb.close()
+
+
+def test_the_fast_path_is_only_for_new_graphs_without_a_domain(tmp_path: Path) -> None:
+    f = tmp_path / "data.nt"
+    f.write_text(_data(20, odd=False))
+    kb = _kb(tmp_path / "store", "duckdb")
+    try:
+        assert bulkload.applies(kb, f, bulkload.RdfFormat.N_TRIPLES, bulkload.NamedNode("urn:new"), None, True)
+        assert not bulkload.applies(kb, f, bulkload.RdfFormat.N_TRIPLES, bulkload.NamedNode("urn:onto"), None, True)
+        assert not bulkload.applies(kb, f, bulkload.RdfFormat.N_QUADS, bulkload.NamedNode("urn:new"), None, True)
+        assert not bulkload.applies(kb, f, bulkload.RdfFormat.N_TRIPLES, bulkload.NamedNode("urn:new"), None, False)
+    finally:
+        kb.close()
