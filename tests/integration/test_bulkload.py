@@ -28,7 +28,8 @@ ONTOLOGY = """@prefix : <http://example.org/u#> . @prefix rdfs: <http://www.w3.o
 
 def _kb(path: Path, engine: str) -> KnowledgeBase:
     kb = KnowledgeBase(make_store(StoreConfig(backend="embedded", path=path)),
-                       reasoner=make_reasoner(ReasoningConfig(engine=engine)), validator=make_validator(ValidationConfig()))
+                       reasoner=make_reasoner(ReasoningConfig(engine=engine)),
+                       validator=make_validator(ValidationConfig()))
     kb.load(ONTOLOGY.encode(), fmt="turtle", graph="urn:onto")
     return kb
 
@@ -71,7 +72,8 @@ def test_fast_path_stores_what_the_object_path_stores(tmp_path: Path, odd: bool,
         assert _ground(fast.asserted_triples()) == _ground(slow.asserted_triples())
         assert _ground(fast.inferred_triples()) == _ground(slow.inferred_triples())
         assert len(fast.inferred_triples()) == len(slow.inferred_triples())
-        assert len(seen) == 1 and len(seen[0].asserted_added) == result.asserted_added
+        assert len(seen) == 1
+        assert len(seen[0].asserted_added) == result.asserted_added
         assert len(seen[0].inferred_added) == result.inferred_added
         # the session goes on incrementally after the fast load
         u = "http://example.org/u#"
