@@ -14,7 +14,8 @@ Pipeline (one stage per module, as oxigraph splits SPARQL into parse -> optimise
   A SPARQL variable is a Cypher variable holding a ``:Resource`` node (an IRI or a blank node) or a property value
   (a literal); which one is decided statically per variable (``query.Sort``). Joins reuse variables; OPTIONAL,
   UNION, MINUS, EXISTS, sub-SELECTs and ``p+`` paths run in ``CALL { WITH <shared> ... }`` subqueries.
-* ``functions``: FILTER/BIND expressions with SPARQL's error semantics as Cypher's ``null``.
+* ``functions`` (with ``expr``, ``casts``, ``regex``): FILTER/BIND expressions with SPARQL's error semantics as
+  Cypher's ``null``.
 * ``emit``: Cypher fragments, parameters, names, and the FalkorDB dialect assumptions (in its docstring).
 
 Design decisions and refusal rules (the reasons are in each module's docstring):
@@ -46,8 +47,10 @@ Design decisions and refusal rules (the reasons are in each module's docstring):
    first (FalkorDB folds a constant one away with a subquery's aggregate row); a UNION after other patterns inside
    OPTIONAL/MINUS/EXISTS is refused (FalkorDB nulls later rows' aggregates or crashes); ``FILTER(<falsy
    constant>)`` is refused (rdflib's algebra drops it); ``SELECT *`` projects the variables in scope (rdflib's list
-   has MINUS's); a statement over :data:`MAX_STATEMENT` characters is refused (the run-time checks repeat operand
-   text).
+   has MINUS's); FalkorDB's parse time doubles with each level an expression nests, so an operand nesting more than
+   a few levels is bound in an ``UNWIND [x] AS v`` step first (``Compiler.shallow``: a 12-deep ``!(...)`` parses in
+   milliseconds), and a statement nesting past ``emit.MAX_DEPTH`` levels, or over :data:`MAX_STATEMENT` characters,
+   is refused.
 
 Results: node columns hold the IRI, or ``_:`` and the blank node's key; value columns hold the property value
 (``Mapping.to_literal``). ASK holds iff the statement returns a row. CONSTRUCT returns the template's variables
@@ -74,8 +77,8 @@ __all__ = ["CypherQuery", "Kind", "PlainStrings", "RUNTIME_REFUSAL", "Sort", "Te
 
 RUNTIME_REFUSAL = emit.RUNTIME_REFUSAL
 
-#: The longest statement returned: the run-time checks repeat an operand's text, so nested expressions grow
-#: exponentially, and FalkorDB hangs or fails on statements far shorter than its limits.
+#: The longest statement returned: the run-time checks repeat an operand's text (a few levels at most, as deeper
+#: operands are bound in WITH steps), and FalkorDB fails on statements far shorter than its limits.
 MAX_STATEMENT = 20_000
 
 
@@ -84,6 +87,11 @@ def translate(query: str, mapping: Mapping) -> CypherQuery:
     c = _translate(query, mapping)
     if len(c.text) > MAX_STATEMENT:
         raise Unsupported(f"a query whose translation exceeds {MAX_STATEMENT} characters (deeply nested expressions)")
+    if (depth := emit.depth(c.text)) > emit.MAX_DEPTH:
+        raise Unsupported(
+            f"an expression nested {depth} levels deep in the translation (FalkorDB's parse time doubles with each "
+            f"level; at most {emit.MAX_DEPTH})"
+        )
     return c
 
 

@@ -49,6 +49,7 @@ def aggregate(planner: Planner, node: Any, row: Scope, out: list[str]) -> Scope:
     first: list[str] = [cypher(k) for k in keys]
     first += [f"typeOf({cypher(k)}) AS {planner.fresh('g')}" for k in keys if own[k].sort is Sort.VALUE]
     second: list[str] = []
+    checks: list[str] = []
     result: Scope = {}
     for agg in node.A:
         res, name = str(agg.res), agg.name
@@ -100,12 +101,16 @@ def aggregate(planner: Planner, node: Any, row: Scope, out: list[str]) -> Scope:
         else:
             first.append(f"collect({x.text}) AS {tmp}")
             values = tmp
-        guard = emit.refuse_if(f"any(_v IN {values} WHERE NOT {comp.native('_v')})")
+        guard = planner.fresh("c")  # its own step: nested in the aggregate's, FalkorDB's parse time doubles a level
+        check = emit.refuse_if(f"any(_v IN {values} WHERE {comp.foreign('_v')})")
+        checks.append(f"UNWIND [{check}] AS {guard}")
         second.append(f"CASE WHEN {guard} THEN {_compute(planner, name, agg, values)} END AS {target}")
         result[res] = Binding(Sort.VALUE, False)
     if temps:
         raise Unsupported("EXISTS in an aggregate")
+    comp.flush(out, *first)
     out.append(emit.with_clause(first))
+    out.extend(checks)
     out.append(emit.with_clause([*(cypher(k) for k in sorted(row)), *second]))
     return result
 

@@ -1,7 +1,9 @@
 """SPARQL expressions (SPARQL 1.1 §17) as Cypher expressions over the mapped graph, exactly or not at all.
 
 FalkorDB evaluates every branch of a ``CASE`` and both sides of ``AND``/``OR``: every sub-expression must be
-safe on every type (``toString`` before string functions, numbers zeroed before arithmetic). A compiled expression
+safe on every type (``toString`` before string functions, numbers zeroed before arithmetic). Its parse time
+doubles with each level an expression nests: operands nesting deeper than :data:`SHALLOW` levels are bound in
+``UNWIND`` steps (:meth:`Compiler.shallow`, :meth:`Compiler.flush`). A compiled expression
 is Cypher text and a static :class:`EKind`. ``null`` stands for SPARQL's error (and for an
 unbound variable): Cypher's three-valued ``AND``/``OR``/``NOT`` on ``null`` are SPARQL's on errors (§17.2), and
 ``WHERE null`` drops the row as ``FILTER(error)`` does. Refusal rules (each because Cypher would answer otherwise):
@@ -29,19 +31,31 @@ unbound variable): Cypher's three-valued ``AND``/``OR``/``NOT`` on ``null`` are 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
-from dataclasses import dataclass
-from enum import StrEnum
 from typing import Any, Protocol, runtime_checkable
 
 import pyoxigraph as ox
 from rdflib import BNode, Literal, URIRef, Variable
-from rdflib.namespace import RDF, XSD
-from rdflib.plugins.sparql.parserutils import CompValue
+from rdflib.namespace import XSD
 
 from hybridkg.bridge.base import Mapping
 from hybridkg.bridge.sparql_to_cypher import emit
+from hybridkg.bridge.sparql_to_cypher.casts import function
+from hybridkg.bridge.sparql_to_cypher.expr import (
+    NULL,
+    VALUES,
+    XSD_BOOLEAN,
+    XSD_DOUBLE,
+    XSD_INTEGER,
+    XSD_STRING,
+    EKind,
+    Expr,
+)
+from hybridkg.bridge.sparql_to_cypher.expr import args as _args
+from hybridkg.bridge.sparql_to_cypher.expr import num as _num
 from hybridkg.bridge.sparql_to_cypher.query import BNODE_TAG, IRI_TAG, LITERAL_TAG, Sort
+from hybridkg.bridge.sparql_to_cypher.regex import translate_regex
 from hybridkg.errors import Unsupported
 
 
@@ -67,27 +81,8 @@ class NameTable(Protocol):
         ...
 
 
-class EKind(StrEnum):
-    NODE = "node"  # a :Resource node
-    IRI = "iri"  # a string holding an IRI (a constant, datatype())
-    VALUE = "value"  # a property value of a class known only at run time
-    NUM = "num"
-    STR = "str"  # an xsd:string
-    BOOL = "bool"
-    NULL = "null"  # unbound, or always an error
-
-
-VALUES = (EKind.VALUE, EKind.NUM, EKind.STR, EKind.BOOL)
-XSD_INTEGER, XSD_DOUBLE, XSD_BOOLEAN, XSD_STRING = (str(XSD[n]) for n in ("integer", "double", "boolean", "string"))
-
-
-@dataclass(frozen=True)
-class Expr:
-    text: str
-    kind: EKind
-
-
-NULL = Expr("null", EKind.NULL)
+#: The deepest an operand may nest (``emit.depth``) before :meth:`Compiler.shallow` binds it in a ``WITH`` step.
+SHALLOW = 4
 
 
 def to_oxigraph(lit: Literal) -> ox.Literal:
@@ -106,11 +101,14 @@ class Compiler:
         params: emit.Params,
         scope: dict[str, Sort],
         exists: Callable[[Any], str] | None = None,
+        fresh: Callable[[str], str] | None = None,
     ) -> None:
         self.mapping = mapping
         self.params = params
         self.scope = scope
         self.exists_pattern = exists
+        self.fresh = fresh
+        self.steps: list[tuple[str, str]] = []  # (variable, expression) bound by shallow(), in order
 
     # ------------------------------------------------------------------------------------------ entry points
 
@@ -119,6 +117,36 @@ class Compiler:
         return self.boolean(e).text
 
     def compile(self, e: Any) -> Expr:
+        return self.shallow(self._compile(e))
+
+    def shallow(self, x: Expr) -> Expr:
+        """``x``, or a variable bound to it in a step before the clause being written (:meth:`flush`) when
+        its text nests more than :data:`SHALLOW` levels: FalkorDB's parse time doubles with each level of an
+        expression (``emit``'s docstring), and the operators below wrap their operands in a few levels each (the
+        run-time checks repeat them too). Bound or inline, an expression is evaluated on the same rows (FalkorDB
+        evaluates every branch of ``CASE``, ``AND`` and ``OR``), so a run-time refusal stops the statement on the
+        same data."""
+        if self.fresh is None or x.kind is EKind.NULL or emit.depth(x.text) <= SHALLOW:
+            return x
+        var = self.fresh("c")
+        self.steps.append((var, x.text))
+        return Expr(var, x.kind)
+
+    def flush(self, out: list[str], *used: str) -> None:
+        """Append to ``out`` a step binding each expression :meth:`shallow` bound that ``used`` (the texts of the
+        clause about to be appended) reads, directly or through another. ``UNWIND [x] AS v`` (one row, every variable
+        kept) rather than ``WITH *, x AS v``, which cypherast, the read-only check's parser, rejects. A step for an
+        operand the translation dropped (an always-error comparison) is never written: its run-time checks must not
+        stop the statement."""
+        texts = dict(self.steps)
+        needed = {v for v in texts if any(_reads(t, v) for t in used)}
+        for v, text in reversed(self.steps):
+            if v in needed:
+                needed |= {w for w in texts if _reads(text, w)}
+        out.extend(f"UNWIND [{text}] AS {v}" for v, text in self.steps if v in needed)
+        self.steps = []
+
+    def _compile(self, e: Any) -> Expr:
         if isinstance(e, Variable):
             return self.variable(str(e))
         if isinstance(e, URIRef):
@@ -244,9 +272,23 @@ class Compiler:
         checks = []
         for x in xs:
             if x.kind is EKind.VALUE:
-                bad = f"NOT {self.native(x.text)}" + (f" OR {also(x.text)}" if also else "")
-                checks.append(f"({x.text} IS NOT NULL AND ({bad}))")
-        return emit.refuse_if(" OR ".join(checks)) if checks else None
+                checks.append(self.foreign(x.text))
+                if also:
+                    checks.append(f"{x.text} IS NOT NULL AND {also(x.text)}")
+        return self.refusal(" OR ".join(checks)) if checks else None
+
+    def foreign(self, x: str) -> str:
+        """Whether the value ``x`` is there and not native (:meth:`native`), nesting as little as it can."""
+        plain = self.mapping.plain_string(f"toString({x})") if isinstance(self.mapping, PlainStrings) else "false"
+        return (
+            f"{x} IS NOT NULL AND NOT typeOf({x}) IN ['Integer', 'Float', 'Boolean', 'String'] "
+            f"OR typeOf({x}) = 'String' AND {plain} = false"
+        )
+
+    def refusal(self, condition: str) -> str:
+        """:func:`emit.refuse_if` of ``condition`` (true, or the statement stops), bound in a step when
+        deep (:meth:`shallow`)."""
+        return self.shallow(Expr(emit.refuse_if(condition), EKind.BOOL)).text
 
     @staticmethod
     def klass(x: Expr) -> str:
@@ -256,9 +298,11 @@ class Compiler:
         t = f"typeOf({x.text})"
         return f"(CASE {t} WHEN 'Integer' THEN 'n' WHEN 'Float' THEN 'n' WHEN 'Boolean' THEN 'b' ELSE 's' END)"
 
-    @staticmethod
-    def guarded(guard: str | None, text: str) -> str:
-        return f"(CASE WHEN {guard} THEN {text} END)" if guard else text
+    def guarded(self, guard: str | None, text: str) -> str:
+        """``text`` where ``guard`` (a run-time check: true, or the statement stops) holds."""
+        if not guard:
+            return text
+        return f"(CASE WHEN {guard} THEN {self.shallow(Expr(text, EKind.VALUE)).text} END)"
 
     @staticmethod
     def nulls(*xs: Expr) -> str:
@@ -305,7 +349,7 @@ class Compiler:
         ka, kb = self.klass(a), self.klass(b)
         text = f"(CASE WHEN {ka} = 'n' AND {kb} = 'n' THEN {a.text} {op} {b.text} "
         text += f"WHEN {ka} = 's' AND {kb} = 's' THEN {a.text} {op} {b.text} END)"
-        booleans = emit.refuse_if(f"{ka} = 'b' AND {kb} = 'b'")
+        booleans = self.refusal(f"{ka} = 'b' AND {kb} = 'b'")
         guard = self.guard(a, b)
         return Expr(self.guarded(f"{guard} AND {booleans}" if guard else booleans, text), EKind.BOOL)
 
@@ -342,7 +386,7 @@ class Compiler:
             f"WHEN {t} IN ['Integer', 'Float'] THEN {_num(x.text)} <> 0 AND {_num(x.text)} = {_num(x.text)} "
             f"WHEN {t} = 'String' THEN size(toString({x.text})) > 0 END)"
         )
-        return Expr(self.guarded(self.guard(x), ebv), EKind.BOOL)
+        return self.shallow(Expr(self.guarded(self.guard(x), ebv), EKind.BOOL))
 
     def logical(self, e: Any, op: str) -> Expr:
         parts = [self.boolean(e.expr), *(self.boolean(o) for o in e.other)]
@@ -440,11 +484,14 @@ class Compiler:
             return x.text, "''"
         if x.kind is not EKind.VALUE:
             return None
-        plain = f"(typeOf({x.text}) = 'String' AND NOT {self.encoded(x.text)})"
+        mark = self.mapping.plain_string(f"toString({x.text})") if isinstance(self.mapping, PlainStrings) else "false"
+        plain = f"typeOf({x.text}) = 'String' AND {mark}"  # not encoded(x): shallower
         # an encoded literal (language-tagged included) stops the statement: taking the encoding apart in Cypher
         # (split/substring) answered right in isolation but gave nulls twice in full-suite runs, not understood
-        refuse = emit.refuse_if(f"{x.text} IS NOT NULL AND {self.encoded(x.text)}")
-        return self.guarded(refuse, f"(CASE WHEN {plain} THEN {x.text} END)"), f"(CASE WHEN {plain} THEN '' END)"
+        refuse = self.refusal(f"{x.text} IS NOT NULL AND {self.encoded(x.text)}")
+        lexical = self.guarded(refuse, f"(CASE WHEN {plain} THEN {x.text} END)")
+        tag = f"(CASE WHEN {plain} THEN '' END)"
+        return self.shallow(Expr(lexical, EKind.STR)).text, self.shallow(Expr(tag, EKind.STR)).text
 
     def strlen(self, e: Any) -> Expr:
         parts = self.string_parts(e.arg)
@@ -473,65 +520,6 @@ class Compiler:
             return Expr(self.params.add(""), EKind.STR)
         return Expr("(" + " + ".join(p[0] for p in parts if p is not None) + ")", EKind.STR)
 
-    def function(self, e: Any) -> Expr:
-        """A function call by IRI: the casts ``xsd:string`` (as STR, which it equals on every value the graph holds
-        natively and on IRIs), ``xsd:integer`` and ``xsd:boolean``; any other function is refused."""
-        iri, args = str(e.iri), _args(e.expr)
-        if len(args) == 1 and iri == XSD_STRING:
-            return self.compile(CompValue("Builtin_STR", arg=args[0]))
-        if len(args) == 1 and iri in (XSD_INTEGER, XSD_BOOLEAN) and not isinstance(args[0], Variable | Literal):
-            # the cast repeats its operand's text; FalkorDB timed out on xsd:boolean(?a - 30)
-            raise Unsupported(f"a cast to <{iri}> of an expression (only of a variable or a constant)")
-        if len(args) == 1 and iri == XSD_INTEGER:
-            return self.to_integer(self.compile(args[0]))
-        if len(args) == 1 and iri == XSD_BOOLEAN:
-            return self.to_boolean(self.compile(args[0]))
-        raise Unsupported(f"the function <{iri}>")
-
-    def to_integer(self, x: Expr) -> Expr:
-        """``xsd:integer`` cast (SPARQL 1.1 §17.5, XPath casting): an integer is itself, a boolean 1 or 0, a string of
-        the integer lexical form (``[+-]?[0-9]+``) its value; any other string, an IRI or a blank node an error. A
-        double (truncation), a string of more than 18 digits (past Cypher's 64 bits) and a string with leading or
-        trailing whitespace (XPath trims it, Oxigraph does not) stop the statement."""
-        if x.kind not in VALUES:
-            return NULL
-        s = f"toString({x.text})"
-        exact = self.params.add("^[+-]?[0-9]{1,18}\\z")
-        risky = self.params.add("^[ \t\n\r]*[+-]?[0-9]+[ \t\n\r]*\\z")
-        matches = f"size(string.matchRegEx({s}, {exact})) > 0"
-        t = f"typeOf({x.text})"
-        text = (
-            f"(CASE WHEN {t} = 'Integer' THEN {x.text} WHEN {t} = 'Boolean' THEN (CASE WHEN {x.text} = true THEN 1 "
-            f"ELSE 0 END) WHEN {t} = 'String' AND {matches} THEN toInteger({s}) END)"
-        )
-        bad = (
-            f"{x.text} IS NOT NULL AND ({t} = 'Float' OR ({t} = 'String' AND NOT {matches} AND "
-            f"size(string.matchRegEx({s}, {risky})) > 0))"
-        )
-        guards = [g for g in (self.guard(x), emit.refuse_if(bad)) if g]
-        return Expr(self.guarded(" AND ".join(guards), text), EKind.NUM)
-
-    def to_boolean(self, x: Expr) -> Expr:
-        """``xsd:boolean`` cast: a boolean is itself, a number false iff 0 or NaN, the strings ``true``/``1`` and
-        ``false``/``0`` their value; any other string, an IRI or a blank node an error. One of those four strings with
-        leading or trailing whitespace (XPath trims it, Oxigraph does not) stops the statement."""
-        if x.kind not in VALUES:
-            return NULL
-        s, t = f"toString({x.text})", f"typeOf({x.text})"
-        trues, falses = self.params.add(["true", "1"]), self.params.add(["false", "0"])
-        padded = self.params.add("^[ \t\n\r]*(true|false|1|0)[ \t\n\r]*\\z")
-        text = (
-            f"(CASE WHEN {t} = 'Boolean' THEN {x.text} = true WHEN {t} IN ['Integer', 'Float'] THEN "
-            f"{_num(x.text)} <> 0 AND {_num(x.text)} = {_num(x.text)} WHEN {t} = 'String' AND {s} IN {trues} THEN true "
-            f"WHEN {t} = 'String' AND {s} IN {falses} THEN false END)"
-        )
-        bad = (
-            f"{x.text} IS NOT NULL AND {t} = 'String' AND NOT {s} IN {trues} AND NOT {s} IN {falses} AND "
-            f"size(string.matchRegEx({s}, {padded})) > 0"
-        )
-        guards = [g for g in (self.guard(x), emit.refuse_if(bad)) if g]
-        return Expr(self.guarded(" AND ".join(guards), text), EKind.BOOL)
-
     def ascii_string(self, arg: Any) -> str | None:
         """The plain string ``arg`` (null for anything else, an error) where it is ASCII; a non-ASCII one stops the
         statement (FalkorDB's case mappings are not Unicode's: ``toUpper('ß')`` is ``'ẞ'``, XPath's ``'SS'``), as
@@ -544,7 +532,7 @@ class Compiler:
             return None
         p = self.params.add("^[\t\n\r -~]*\\z")  # printable ASCII
         raw = self.compile(arg).text  # unguarded: the check above, inside the regex, took seconds a row
-        refuse = emit.refuse_if(f"size(string.matchRegEx(toString(coalesce({raw}, '')), {p})) = 0")
+        refuse = self.refusal(f"size(string.matchRegEx(toString(coalesce({raw}, '')), {p})) = 0")
         return self.guarded(refuse, parts[0])
 
     def case_map(self, e: Any, fn: str) -> Expr:
@@ -586,7 +574,7 @@ class Compiler:
             guards = [self.guard(x)]
         else:
             text = f"(CASE WHEN {t} = 'Integer' THEN {x.text} END)"
-            guards = [self.guard(x), emit.refuse_if(f"{x.text} IS NOT NULL AND {t} = 'Float'")]
+            guards = [self.guard(x), self.refusal(f"{x.text} IS NOT NULL AND {t} = 'Float'")]
         guard = " AND ".join(g for g in guards if g)
         return Expr(self.guarded(guard or None, text), EKind.NUM)
 
@@ -666,15 +654,9 @@ class Compiler:
         return Expr(f"(NOT {text})" if negated else text, EKind.BOOL)
 
 
-def _num(x: str) -> str:
-    """``x`` where it is a number, else 0: FalkorDB evaluates every branch of a CASE, so operands must be safe."""
-    return f"(CASE WHEN typeOf({x}) IN ['Integer', 'Float'] THEN {x} ELSE 0 END)"
-
-
-def _args(x: Any) -> list[Any]:
-    """A function's or IN's argument list: rdflib's algebra gives an empty one as the IRI rdf:nil (a list
-    otherwise, ``(rdf:nil)`` included)."""
-    return [] if isinstance(x, URIRef) and x == RDF.nil else list(x)
+def _reads(text: str, var: str) -> bool:
+    """Whether the Cypher ``text`` mentions the variable ``var`` (a fresh ``_c<n>``: never a prefix of another)."""
+    return re.search(rf"\b{var}\b", text) is not None
 
 
 def _integer_constant(x: Any) -> int | None:
@@ -688,47 +670,6 @@ def _integer_constant(x: Any) -> int | None:
 
 def _is_float(x: str) -> str:
     return f"typeOf({x}) = 'Float'"
-
-
-
-_META = set("\\.^$*+?()|[]{}-")
-
-
-def translate_regex(pattern: str, flags: str) -> str:
-    """An XPath regular expression (SPARQL 1.1 §17.4.3.14) as an equivalent one for FalkorDB, or Unsupported."""
-    if flags not in ("", "i"):
-        raise Unsupported(f"regex flags {flags!r} (only 'i' is translated)")
-    if flags and not pattern.isascii():
-        raise Unsupported("a case-insensitive regex with non-ASCII characters")
-    out, i, in_class = [], 0, False
-    while i < len(pattern):
-        c = pattern[i]
-        if c == "\\":
-            nxt = pattern[i + 1 : i + 2]
-            if nxt not in _META:
-                raise Unsupported(f"the regex escape \\{nxt}")
-            out.append("\\" + nxt)
-            i += 2
-            continue
-        if in_class:
-            if c == "]":
-                in_class = False
-            elif c == "[":
-                raise Unsupported("a nested regex character class")
-            out.append(c)
-        elif c == "[":
-            in_class = True
-            out.append(c)
-        elif c == ".":
-            out.append("[^\\n\\r]")
-        elif c == "$":
-            out.append("\\z")
-        elif c == "(" and pattern[i + 1 : i + 2] == "?":
-            raise Unsupported("a regex group with (?")
-        else:
-            out.append(c)
-        i += 1
-    return ("(?i)" if flags else "") + "".join(out)
 
 
 #: Term tests answered from a tagged term's tag (bound: whether it is there).
@@ -788,7 +729,7 @@ _HANDLERS: dict[str, Callable[[Compiler, Any], Expr]] = {
     "Builtin_CEIL": lambda c, e: c.rounding(e, "ceil"),
     "Builtin_FLOOR": lambda c, e: c.rounding(e, "floor"),
     "Builtin_ROUND": lambda c, e: c.rounding(e, "round"),
-    "Function": Compiler.function,
+    "Function": function,
     "Builtin_sameTerm": Compiler.same_term,
     "Builtin_IF": Compiler.if_,
     "Builtin_COALESCE": Compiler.coalesce,

@@ -86,6 +86,7 @@ def solution(planner: Planner, node: Any, row: Scope, out: list[str], *, correla
                 k = planner.fresh("k")
                 items.append(f"{key} AS {k}")
                 sol.keys.append((k, desc))
+        comp.flush(out, *items)
         out.append(emit.with_clause(carried(sol.scope), [*temps, *items]))
     return sol
 

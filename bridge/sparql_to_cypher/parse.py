@@ -38,6 +38,8 @@ def parse(query: str) -> Parsed:
         raise
     except ParseException as e:
         raise InvalidQuery(f"SPARQL syntax error at line {e.lineno}, column {e.col}: {e.msg}") from e
+    except RecursionError as e:  # rdflib's parser recurses a few dozen frames a level: about 20 levels of !( ... )
+        raise Unsupported("a query nested too deeply for rdflib's SPARQL parser (Python's recursion limit)") from e
     except Exception as e:  # rdflib reports unknown prefixes and some semantic errors as plain exceptions
         raise InvalidQuery(f"invalid SPARQL query: {e}") from e
 

@@ -70,7 +70,7 @@ class Planner:
         def exists(graph: Any) -> str:
             return self.exists(graph, scope, out, temps)
 
-        return Compiler(self.mapping, self.params, sorts(scope), exists)
+        return Compiler(self.mapping, self.params, sorts(scope), exists, self.fresh)
 
     # ------------------------------------------------------------------------------------------ dispatch
 
@@ -84,7 +84,9 @@ class Planner:
         if name == "Filter":
             own = self.pattern(node.p, row, out)
             temps: list[str] = []
-            cond = self.compiler(own, out, temps).condition(node.expr)
+            comp = self.compiler(own, out, temps)
+            cond = comp.condition(node.expr)
+            comp.flush(out, cond)
             out.append(emit.with_clause(carried(merge(row, own)), temps, where=cond))
             return own
         if name == "LeftJoin":
@@ -142,7 +144,9 @@ class Planner:
         if expr is not None:
             scope = merge({k: own1[k] for k in imports if k in own1}, own2)
             temps: list[str] = []
-            cond = self.compiler(scope, body, temps).condition(expr)
+            comp = self.compiler(scope, body, temps)
+            cond = comp.condition(expr)
+            comp.flush(body, cond)
             body.append(emit.with_clause(carried(merge(inner_row, own2)), temps, where=cond))
         new = sorted(own2.keys() - inner_row.keys())
         rows, one = self.fresh("o"), self.fresh("r")
@@ -215,9 +219,11 @@ class Planner:
             out.append(emit.with_clause(carried(merge(row, own)), [f"{cypher(str(node.expr))} AS {cypher(var)}"]))
             return {**own, var: own[str(node.expr)]}
         temps: list[str] = []
-        x = self.compiler(own, out, temps).compile(node.expr)
+        comp = self.compiler(own, out, temps)
+        x = comp.compile(node.expr)
         if x.kind is EKind.IRI:
             raise Unsupported("BIND of an IRI (the property graph has no node for an arbitrary IRI)")
+        comp.flush(out, x.text)
         certain = isinstance(node.expr, Variable) and str(node.expr) in own and own[str(node.expr)].certain
         out.append(emit.with_clause(carried(merge(row, own)), [*temps, f"{x.text} AS {cypher(var)}"]))
         sort = Sort.NODE if x.kind is EKind.NODE else Sort.VALUE

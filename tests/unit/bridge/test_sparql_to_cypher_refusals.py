@@ -6,7 +6,7 @@ import pytest
 from support.bridge_fakes import DictMapping
 
 from hybridkg.bridge import sparql_to_cypher
-from hybridkg.bridge.sparql_to_cypher import translate
+from hybridkg.bridge.sparql_to_cypher import emit, functions, translate
 from hybridkg.bridge.sparql_to_cypher.functions import translate_regex
 from hybridkg.errors import Unsupported
 
@@ -72,6 +72,38 @@ def test_an_oversized_translation_is_refused(monkeypatch: pytest.MonkeyPatch) ->
     monkeypatch.setattr(sparql_to_cypher, "MAX_STATEMENT", 200)
     with pytest.raises(Unsupported, match="exceeds 200 characters"):
         translate(P + "SELECT * WHERE { ?s :age ?a FILTER(?a > 1) }", MAPPING)
+
+
+def test_a_translation_nesting_past_the_limit_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(emit, "MAX_DEPTH", 2)
+    with pytest.raises(Unsupported, match="nested [0-9]+ levels deep"):
+        translate(P + "SELECT * WHERE { ?s :age ?a FILTER(?a > 1) }", MAPPING)
+
+
+def test_deep_operands_are_bound_in_steps_of_their_own_so_expressions_stay_shallow() -> None:
+    condition = "?a = 30"
+    for _ in range(12):
+        condition = f"!(?a > 1 && {condition})"
+    text = translate(P + f"SELECT * WHERE {{ ?s :age ?a FILTER({condition}) }}", MAPPING).text
+    assert emit.depth(text) <= functions.SHALLOW + 4
+    assert text.count("UNWIND [") >= 4  # one step per few levels, not one expression 36 levels deep
+
+
+def test_nesting_is_measured_as_the_engine_pays_for_it() -> None:
+    assert emit.depth("RETURN ((1))") == 2
+    assert emit.depth("RETURN (NOT (NOT x))") == 4
+    assert emit.depth("RETURN CASE WHEN x IS NOT NULL THEN [1] END") == 2  # IS NOT NULL nests nothing
+    assert emit.depth("RETURN NOT a AND NOT b AND NOT c") == 1
+    assert emit.depth("RETURN '(((', `a(b`") == 0  # strings and names are not brackets
+    assert emit.depth("MATCH (a) CALL { WITH a CALL { WITH a RETURN (1) AS x } RETURN x } RETURN x") == 1
+
+
+def test_a_query_too_deep_for_rdflibs_parser_is_refused() -> None:
+    condition = "?a = 30"
+    for _ in range(40):
+        condition = f"!({condition})"
+    with pytest.raises(Unsupported, match="too deeply"):
+        translate(P + f"SELECT * WHERE {{ ?s :age ?a FILTER({condition}) }}", MAPPING)
 
 
 def test_regex_is_rewritten_into_the_engines_syntax() -> None:
