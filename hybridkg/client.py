@@ -32,7 +32,7 @@ import os
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from types import TracebackType
-from typing import IO, TYPE_CHECKING, Any, Self
+from typing import IO, Any, Self
 
 import grpc
 from google.protobuf import json_format
@@ -41,14 +41,11 @@ from grpc_status import rpc_status
 from pyoxigraph import BlankNode, Literal, NamedNode, Triple
 
 from hybridkg import errors
-from hybridkg.proto import wire
+from hybridkg.proto import cypher_value, wire
 from hybridkg.proto.hybridkg.v1 import knowledge_pb2 as pb
 from hybridkg.proto.hybridkg.v1 import knowledge_pb2_grpc as pb_grpc
 from hybridkg.proto.hybridkg.v1 import rdf_pb2
 from hybridkg.semantic.base import Severity, ValidationReport, ValidationResult
-
-if TYPE_CHECKING:  # imported when a Cypher result is read: the bridge and graph values load the graph layer
-    from hybridkg.structural.base import GraphNode, GraphRelationship
 
 __all__ = ["Client", "CypherResult", "Rows", "Term", "Triples"]
 
@@ -205,7 +202,7 @@ class CypherResult(_Streaming):
 
         for message in self._messages():
             for row in message.rows:
-                yield [json_value(_cypher_value(v)) for v in row.values]
+                yield [json_value(cypher_value.value(v)) for v in row.values]
 
     def to_json(self) -> dict[str, Any]:
         """``{"columns": [...], "rows": [[...], ...]}`` with the rows not yet read."""
@@ -326,7 +323,7 @@ class Client:
         """Read-only Cypher on a bridge graph: ``domain``'s (reader role) or, without one, the whole store's (admin
         role). Writes are refused (:class:`~hybridkg.errors.Unsupported`) and a syntax error is
         :class:`~hybridkg.errors.InvalidQuery` with line and column, both raised here, before any row is read."""
-        request = pb.CypherRequest(query=query, domain=domain or "", params=_params(params))
+        request = pb.CypherRequest(query=query, domain=domain or "", params=cypher_value.param_messages(params))
         call = self._call(self.stub.Cypher, request, timeout)
         try:
             first = next(call)
@@ -346,11 +343,12 @@ class Client:
         if language is None:
             raise errors.InvalidInput(f"translate: to={to!r}; expected 'cypher' (the query is SPARQL) or 'sparql' "
                                       "(the query is Cypher)")
-        request = pb.TranslateRequest(query=query, to=language, domain=domain or "", params=_params(params))
+        request = pb.TranslateRequest(query=query, to=language, domain=domain or "",
+                                      params=cypher_value.param_messages(params))
         msg = self._call(self.stub.Translate, request, timeout)
         sparql = msg.language == pb.QUERY_LANGUAGE_SPARQL
         out: dict[str, Any] = {"to": "sparql" if sparql else "cypher", "query": msg.query,
-                               "params": {k: _cypher_value(v) for k, v in msg.params.items()},
+                               "params": {k: cypher_value.value(v) for k, v in msg.params.items()},
                                "columns": list(msg.columns), "kind": msg.kind}
         if sparql:
             out["guards"] = list(msg.guards)
@@ -449,83 +447,6 @@ class Client:
 
 
 _LANGUAGES = {"cypher": pb.QUERY_LANGUAGE_CYPHER, "sparql": pb.QUERY_LANGUAGE_SPARQL}
-
-
-def _params(params: Mapping[str, Any] | None) -> dict[str, pb.CypherValue]:
-    if params is None:
-        return {}
-    out: dict[str, pb.CypherValue] = {}
-    for name, value in params.items():
-        if not isinstance(name, str):
-            raise errors.InvalidInput(f"Cypher parameter names are strings, not {name!r}")
-        out[name] = _param(value, name)
-    return out
-
-
-def _param(value: Any, where: str) -> pb.CypherValue:
-    """A Python value as a ``CypherValue``; anything but null, bool, int, float, str, list/tuple and str-keyed maps
-    is refused (never sent as its ``str``)."""
-    msg = pb.CypherValue()
-    if value is None:
-        pass
-    elif isinstance(value, bool):
-        msg.boolean = value
-    elif isinstance(value, int):
-        if not -(1 << 63) <= value < 1 << 63:
-            raise errors.InvalidInput(f"Cypher parameter {where} = {value} does not fit in 64 bits")
-        msg.integer = value
-    elif isinstance(value, float):
-        msg.float = value
-    elif isinstance(value, str):
-        msg.string = value
-    elif isinstance(value, Mapping):
-        msg.map.SetInParent()
-        for k, v in value.items():
-            if not isinstance(k, str):
-                raise errors.InvalidInput(f"Cypher parameter {where}: map keys are strings, not {k!r}")
-            msg.map.entries[k].CopyFrom(_param(v, f"{where}.{k}"))
-    elif isinstance(value, list | tuple):
-        msg.list.SetInParent()
-        msg.list.values.extend(_param(v, f"{where}[{i}]") for i, v in enumerate(value))
-    else:
-        raise errors.InvalidInput(f"Cypher parameter {where} is a {type(value).__name__}; a parameter is None, a "
-                                  "bool, int, float, str, or a list or str-keyed map of them")
-    return msg
-
-
-def _cypher_value(msg: pb.CypherValue) -> Any:
-    """A ``CypherValue`` as the value the server's store gave (nodes, relationships, paths as
-    :mod:`hybridkg.structural.base`'s graph values, which :func:`hybridkg.bridge.queries.json_value` renders)."""
-    kind = msg.WhichOneof("kind")
-    if kind is None:
-        return None
-    if kind == "list":
-        return [_cypher_value(v) for v in msg.list.values]
-    if kind == "map":
-        return {k: _cypher_value(v) for k, v in msg.map.entries.items()}
-    if kind == "node":
-        return _node(msg.node)
-    if kind == "relationship":
-        return _relationship(msg.relationship)
-    if kind == "path":
-        from hybridkg.structural.base import GraphPath
-
-        return GraphPath(tuple(_node(n) for n in msg.path.nodes),
-                         tuple(_relationship(r) for r in msg.path.relationships))
-    return getattr(msg, kind)
-
-
-def _node(msg: pb.CypherNode) -> GraphNode:
-    from hybridkg.structural.base import GraphNode
-
-    return GraphNode(msg.id, tuple(msg.labels), {k: _cypher_value(v) for k, v in msg.properties.items()})
-
-
-def _relationship(msg: pb.CypherRelationship) -> GraphRelationship:
-    from hybridkg.structural.base import GraphRelationship
-
-    return GraphRelationship(msg.id, msg.type, msg.start, msg.end,
-                             {k: _cypher_value(v) for k, v in msg.properties.items()})
 
 
 def _explanation(msg: pb.Explanation) -> dict[str, Any]:

@@ -1,6 +1,7 @@
 """Conversions from the service's typed results to the ``hybridkg.v1`` messages (server side).
 
-Sparql's rows are written by :mod:`hybridkg.proto.wire`. JSON-shaped results (retrieval, explanations) go
+Sparql's rows are written by :mod:`hybridkg.proto.wire`; Cypher values (both ways, shared with the client) by
+:mod:`hybridkg.proto.cypher_value`. JSON-shaped results (retrieval, explanations) go
 through ``json_format.ParseDict`` into messages whose fields mirror their ``to_json`` keys one to one.
 """
 
@@ -11,13 +12,12 @@ from typing import Any
 from google.protobuf import json_format, struct_pb2
 
 from hybridkg.bridge.queries import Language, Translation
-from hybridkg.errors import InvalidInput
+from hybridkg.proto import cypher_value as codec
 from hybridkg.proto.hybridkg.v1 import knowledge_pb2 as pb
 from hybridkg.proto.hybridkg.v1 import rdf_pb2
 from hybridkg.semantic.base import ChangeSet, ValidationReport, ValidationResult
 from hybridkg.server.ask.answer import AskAnswer
 from hybridkg.server.runtime import IngestReport
-from hybridkg.structural.base import GraphNode, GraphPath, GraphRelationship
 
 
 def validation_result(r: ValidationResult) -> rdf_pb2.ValidationResult:
@@ -115,76 +115,14 @@ def stats_response(stats: dict[str, Any]) -> pb.StatsResponse:
 # ------------------------------------------------------------------------------------------- Cypher, Translate
 
 
-def cypher_value(value: Any) -> pb.CypherValue:
-    """A Cypher value (as :class:`hybridkg.bridge.queries.CypherRows` holds them) as a ``CypherValue``."""
-    msg = pb.CypherValue()
-    if value is None:
-        return msg
-    if isinstance(value, bool):
-        msg.boolean = value
-    elif isinstance(value, int):
-        msg.integer = value
-    elif isinstance(value, float):
-        msg.float = value
-    elif isinstance(value, str):
-        msg.string = value
-    elif isinstance(value, GraphNode):
-        msg.node.CopyFrom(_node(value))
-    elif isinstance(value, GraphRelationship):
-        msg.relationship.CopyFrom(_relationship(value))
-    elif isinstance(value, GraphPath):
-        msg.path.nodes.extend(_node(n) for n in value.nodes)
-        msg.path.relationships.extend(_relationship(r) for r in value.relationships)
-    elif isinstance(value, dict):
-        msg.map.SetInParent()
-        for k, v in value.items():
-            msg.map.entries[str(k)].CopyFrom(cypher_value(v))
-    elif isinstance(value, list | tuple):
-        msg.list.SetInParent()
-        msg.list.values.extend(cypher_value(v) for v in value)
-    else:
-        msg.string = str(value)
-    return msg
-
-
-def _properties(target: Any, props: dict[str, Any]) -> None:
-    for k, v in props.items():
-        target[str(k)].CopyFrom(cypher_value(v))
-
-
-def _node(node: GraphNode) -> pb.CypherNode:
-    msg = pb.CypherNode(id=node.element_id, labels=list(node.labels))
-    _properties(msg.properties, node.props)
-    return msg
-
-
-def _relationship(rel: GraphRelationship) -> pb.CypherRelationship:
-    msg = pb.CypherRelationship(id=rel.element_id, type=rel.type, start=rel.start, end=rel.end)
-    _properties(msg.properties, rel.props)
-    return msg
-
-
-def python_value(msg: pb.CypherValue, where: str) -> Any:
-    """A parameter's value from a ``CypherValue``; nodes, relationships and paths are not parameters."""
-    kind = msg.WhichOneof("kind")
-    if kind is None:
-        return None
-    if kind in ("boolean", "integer", "float", "string"):
-        return getattr(msg, kind)
-    if kind == "list":
-        return [python_value(v, where) for v in msg.list.values]
-    if kind == "map":
-        return {k: python_value(v, f"{where}.{k}") for k, v in msg.map.entries.items()}
-    raise InvalidInput(f"parameter {where} is a {kind}; a parameter is a boolean, integer, float, string, list or map")
-
-
-def cypher_params(params: Any) -> dict[str, Any]:
-    return {name: python_value(value, name) for name, value in params.items()}
+#: The CypherValue codec, one module for the client and the server (:mod:`hybridkg.proto.cypher_value`).
+cypher_value = codec.message
+cypher_params = codec.param_values
 
 
 def translate_response(t: Translation) -> pb.TranslateResponse:
     language = pb.QUERY_LANGUAGE_CYPHER if t.to is Language.CYPHER else pb.QUERY_LANGUAGE_SPARQL
     msg = pb.TranslateResponse(query=t.text, language=language, columns=list(t.columns), kind=t.kind,
                                guards=list(t.guards))
-    _properties(msg.params, t.params)
+    codec.properties(msg.params, t.params)
     return msg
