@@ -337,10 +337,10 @@ def _any_triple(
 
 
 def _where(planner: Planner, condition: str) -> str:
-    """``WITH *`` keeping the rows where ``condition`` holds, the condition projected first: FalkorDB moved a plain
-    ``WITH ... WHERE`` on a property list before the ``UNWIND`` binding a variable it reads (so it never held)."""
-    flag = planner.fresh("w")
-    return f"WITH *, ({condition}) AS {flag} WHERE {flag}"
+    """Keep the rows where ``condition`` holds, without a ``WHERE``: FalkorDB moved a plain ``WITH ... WHERE`` on a
+    property list before the ``UNWIND`` binding a variable it reads (so it never held); and cypherast, the read-only
+    check's parser, rejects ``WITH *, x AS v``."""
+    return f"UNWIND CASE WHEN {condition} THEN [true] ELSE [] END AS {planner.fresh('w')}"
 
 
 def _mark(term: Any, done: set[str]) -> None:
@@ -388,7 +388,7 @@ def _path(planner: Planner, s: Any, p: Path, o: Any, done: set[str], clauses: li
             rel = f"[{r}:" + "|".join(emit.name(t) for t in types) + "]"
             clauses.append(f"MATCH {apat}<-{rel}-{bpat}" if inv else f"MATCH {apat}-{rel}->{bpat}")
             if r:
-                clauses.append(f"WITH *, type({r}) AS {planner.fresh('y')}")
+                clauses.append(f"UNWIND [type({r})] AS {planner.fresh('y')}")
         _mark(a, done)
         _mark(b, done)
 
