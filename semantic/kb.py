@@ -174,8 +174,9 @@ def _rank_oracle(session: ReasoningSession | None) -> Callable[[Collection[Tripl
     """The derivation ranks of a ``duckdb`` session, for explanations (``None`` for other engines).
 
     Explanations run on reader threads while the session lives on the writer thread, and a DuckDB connection is
-    not for concurrent use: every lookup takes a cursor of its own. The session may be updated (or closed) during
-    an explanation; a rank out of step with the store only makes the explainer fall back to its unpruned search.
+    not for concurrent use: every lookup takes a cursor of its own. Term ids come from the engine's Python cache,
+    else from its ``terms`` table by N-Triples form (terms read from files). The session may be updated (or
+    closed) meanwhile; a rank out of step with the store only makes the explainer fall back to its unpruned search.
     """
     from hybridkg.semantic.reasoning.duckdb_engine import DuckDBSession
 
@@ -187,19 +188,26 @@ def _rank_oracle(session: ReasoningSession | None) -> Callable[[Collection[Tripl
         import duckdb
         import numpy as np
 
-        get = closure.dict.ids.get
-        wanted: dict[tuple[int, int, int], Triple] = {}
-        for t in triples:
-            s, p, o = get(t.subject), get(t.predicate), get(t.object)  # type: ignore[arg-type]
-            if s is not None and p is not None and o is not None:
-                wanted[(s, p, o)] = t
-        if not wanted:
-            return {}
-        ids = np.array(list(wanted), dtype=np.int64)
+        asked = list(triples)
+        cached = closure.dict.ids.get  # a dict read: safe beside the writer thread's inserts
+        terms = {x for t in asked for x in (t.subject, t.predicate, t.object)}
+        ids: dict[object, int | None] = {x: cached(x) for x in terms}  # type: ignore[call-overload]
         try:
             cursor = closure.con.cursor()
             try:
-                cursor.register("_asked", {"s": ids[:, 0], "p": ids[:, 1], "o": ids[:, 2]})
+                unknown = {str(x): x for x, i in ids.items() if i is None}
+                if unknown:
+                    cursor.register("_nt", {"nt": np.array(list(unknown), dtype=object)})
+                    ids.update((unknown[nt], i) for i, nt in cursor.execute(_TERM_IDS_SQL).fetchall())
+                wanted: dict[tuple[int, int, int], Triple] = {}
+                for t in asked:
+                    s, p, o = ids[t.subject], ids[t.predicate], ids[t.object]
+                    if s is not None and p is not None and o is not None:
+                        wanted[(s, p, o)] = t
+                if not wanted:
+                    return {}
+                key = np.array(list(wanted), dtype=np.int64)
+                cursor.register("_asked", {"s": key[:, 0], "p": key[:, 1], "o": key[:, 2]})
                 rows = cursor.execute(_RANKS_SQL).fetchall()
             finally:
                 cursor.close()
@@ -210,6 +218,7 @@ def _rank_oracle(session: ReasoningSession | None) -> Callable[[Collection[Tripl
     return ranks
 
 
+_TERM_IDS_SQL = "SELECT terms.id, terms.nt FROM terms SEMI JOIN _nt USING (nt)"
 _RANKS_SQL = (
     "SELECT a.s, a.p, a.o, min(t.r) FROM _asked a JOIN t ON t.s = a.s AND t.p = a.p AND t.o = a.o "
     "GROUP BY a.s, a.p, a.o"
@@ -314,6 +323,10 @@ class KnowledgeBase:
     # ------------------------------------------------------------------ reasoning state
     def _reasoning_session(self) -> ReasoningSession:
         if self._session is None:
+            fast = bulkload.session_from_store(self)  # the duckdb engine over a store it can dump: no objects
+            if fast is not None:
+                self._session = fast
+                return fast
             self._session = self.reasoner.session(self.asserted_triples())
             # reconcile a store written by another engine or version
             self._replace_inferred(set(self._session.inferred))
