@@ -180,7 +180,11 @@ class BridgeSync:
         self.apply(change)
 
     def apply(self, change: ChangeSet) -> SyncReport:
-        """Bring the nodes of the subjects ``change`` touched in line with the store."""
+        """Bring the nodes of the subjects ``change`` touched in line with the store (all of them after a bulk
+        load, which does not list its triples)."""
+        if change.bulk_graphs:
+            with self._lock:
+                return self._sync(None)
         start = time.perf_counter()
         subjects = _touched(change, self.scope)
         report = SyncReport()

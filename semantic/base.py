@@ -275,11 +275,15 @@ class ChangeSet:
     inferred_removed: tuple[Triple, ...] = ()
     domain: str | None = None
     warnings: tuple[ValidationResult, ...] = field(default=())
+    #: Graphs written by a bulk load whose triples (asserted, and the inferred ones they brought) are not listed
+    #: above: a listener re-reads from the store what it needs (a full sync, a cache dropped).
+    bulk_graphs: tuple[NamedNode, ...] = ()
 
     @property
     def empty(self) -> bool:
         return not (
             self.asserted_added or self.asserted_removed or self.inferred_added or self.inferred_removed
+            or self.bulk_graphs
         )
 
 

@@ -18,16 +18,19 @@ also reconciles the inferred graph), so nothing is half-written.
 from __future__ import annotations
 
 import logging
+import os
+import shutil
+import subprocess
 import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pyoxigraph import NamedNode, Quad, RdfFormat, parse
+from pyoxigraph import NamedNode, Quad, RdfFormat
 
-from hybridkg.errors import ParseError
-from hybridkg.semantic.base import INFERRED_GRAPH, ChangeSet
+from hybridkg.errors import InvalidInput, ParseError
+from hybridkg.semantic.base import INFERRED_GRAPH, ChangeSet, ReasoningSession
 from hybridkg.semantic.formats import open_document
 
 if TYPE_CHECKING:
@@ -91,11 +94,11 @@ def load(kb: KnowledgeBase, source: Path, fmt: RdfFormat, target: NamedNode, bas
             with kb._rw.exclusive():
                 touched = True
                 if _direct(source, fmt):
-                    # Oxigraph's loader on one thread, DuckDB reading the same file on this one (both leave the GIL)
+                    # Oxigraph's loader reads the file on one thread, DuckDB on this one (neither holds the GIL)
                     with ThreadPoolExecutor(1, thread_name_prefix="hkg-bulk") as pool:
-                        loading = pool.submit(store_asserted)
+                        loading = pool.submit(_store_file, store, source, fmt, target, base_iri, Path(tmp))
                         try:
-                            counts = session.add_ntriples(source, strict=True)
+                            counts = session.add_ntriples(source, strict=True, max_bytes=kb.max_input_bytes)
                         finally:
                             loading.result()
                 else:
@@ -113,21 +116,21 @@ def load(kb: KnowledgeBase, source: Path, fmt: RdfFormat, target: NamedNode, bas
             read, plus, minus = counts
             inferred = Path(tmp) / "inferred.nt"
             session.write_added(inferred)
+            blank = session.added_with_blank_nodes()
             removed = session.removed_triples() if minus else []
             phases["write inferred"] = time.perf_counter() - start - sum(phases.values())
             with kb._rw.exclusive():
-                with open(inferred, "rb") as f:
-                    store.load_stream(f, RdfFormat.N_TRIPLES, INFERRED_GRAPH)  # type: ignore[attr-defined]
+                store.load_path(inferred, RdfFormat.N_TRIPLES, INFERRED_GRAPH)  # type: ignore[attr-defined]
+                if blank:  # as objects: the store keeps their blank nodes' names (its bulk loader would not)
+                    store.add([Quad(t.subject, t.predicate, t.object, INFERRED_GRAPH) for t in blank], bulk=True)
                 if removed:
                     store.remove([Quad(t.subject, t.predicate, t.object, INFERRED_GRAPH) for t in removed])
             phases["store inferred"] = time.perf_counter() - start - sum(phases.values())
             LAST_PHASES.clear()
             LAST_PHASES.update(phases)
             _log.info("fast load of %s: %s", source, ", ".join(f"{k} {v:.1f} s" for k, v in phases.items()))
-            if kb._listeners:
-                if not asserted.exists():
-                    store.dump_graph(target, asserted)  # type: ignore[attr-defined]
-                kb._publish(_change(asserted, target, session.added_triples(), removed))
+            if kb._listeners:  # the triples are not listed (millions of Python objects): listeners re-read
+                kb._publish(ChangeSet(inferred_removed=tuple(removed), bulk_graphs=(target,)))
     except BaseException:
         if bar is not None:
             bar.close()
@@ -144,17 +147,73 @@ def load(kb: KnowledgeBase, source: Path, fmt: RdfFormat, target: NamedNode, bas
     )
 
 
+def session_from_store(kb: KnowledgeBase) -> ReasoningSession | None:
+    """A duckdb reasoning session over the store's asserted graphs, read from the store's own N-Triples dumps,
+    with the stored inferred graph reconciled in SQL (a store written by another engine or version); ``None`` when
+    the engine or the store cannot do this (the caller takes the object path)."""
+    from hybridkg.semantic.reasoning.duckdb_engine import DuckDBSession
+
+    store = kb.store
+    if kb.reasoner.name != "duckdb" or not hasattr(store, "dump_graph"):
+        return None
+    graphs = kb.asserted_graphs()
+    session = kb.reasoner.session(())
+    if not isinstance(session, DuckDBSession):
+        session.close()  # type: ignore[attr-defined]
+        return None
+    try:
+        with tempfile.TemporaryDirectory(prefix="hkg-session-") as tmp:
+            dumps = []
+            for i, g in enumerate(graphs):
+                dumps.append(Path(tmp) / f"g{i}.nt")
+                store.dump_graph(g, dumps[-1])  # type: ignore[attr-defined]
+            if dumps:
+                session.add_ntriples(dumps)
+            stored = Path(tmp) / "inferred.nt"
+            store.dump_graph(INFERRED_GRAPH, stored)  # type: ignore[attr-defined]
+            missing, extra = session.reconcile(stored)
+        if missing or extra:
+            _log.info("the stored inferred graph was out of step: %d missing, %d extra triples", len(missing),
+                      len(extra))
+            with kb._rw.exclusive():
+                if extra:
+                    store.remove([Quad(t.subject, t.predicate, t.object, INFERRED_GRAPH) for t in extra])
+                if missing:
+                    store.add([Quad(t.subject, t.predicate, t.object, INFERRED_GRAPH) for t in missing])
+    except BaseException:
+        session.close()
+        raise
+    return session
+
+
+def _store_file(store: object, source: Path, fmt: RdfFormat, target: NamedNode, base_iri: str | None,
+                tmp: Path) -> None:
+    """Oxigraph's bulk loader on the file itself; a gzip file through ``gzip -dc`` and a FIFO, so no byte passes
+    through Python. (The size limit is checked by DuckDB's read of the same file.)"""
+    try:
+        if not source.name.lower().endswith(".gz"):
+            store.load_path(source, fmt, target, base_iri=base_iri)  # type: ignore[attr-defined]
+            return
+        fifo = tmp / "input.fifo"
+        os.mkfifo(fifo)
+        proc = subprocess.Popen(["sh", "-c", 'exec gzip -dc -- "$0" > "$1"', str(source), str(fifo)],
+                                stderr=subprocess.PIPE)
+        try:
+            store.load_path(fifo, fmt, target, base_iri=base_iri)  # type: ignore[attr-defined]
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+            _, err = proc.communicate()
+        if proc.returncode:
+            raise InvalidInput(f"{source} could not be decompressed ({err.decode(errors='replace').strip()}); "
+                               "the file is corrupt or not gzip, nothing was stored")
+    except SyntaxError as e:
+        raise ParseError(fmt.name, e.lineno, e.offset, f"{e.msg} (in {source})") from e
+
+
 def _direct(source: Path, fmt: RdfFormat) -> bool:
     """Whether DuckDB can read the file itself: N-Triples, plain or gzip (then checked line by line)."""
     name = source.name.lower()
+    if name.endswith(".nt.gz") and shutil.which("gzip") is None:
+        return False
     return fmt == RdfFormat.N_TRIPLES and (name.endswith(".nt") or name.endswith(".nt.gz"))
-
-
-def _change(asserted: Path, target: NamedNode, added: list, removed: list) -> ChangeSet:  # type: ignore[type-arg]
-    quads = tuple(Quad(q.subject, q.predicate, q.object, target)
-                  for q in parse(path=str(asserted), format=RdfFormat.N_TRIPLES))
-    return ChangeSet(
-        asserted_added=quads,
-        inferred_added=tuple(added),
-        inferred_removed=tuple(removed),
-    )

@@ -28,7 +28,7 @@ import duckdb
 import numpy as np
 from pyoxigraph import BlankNode, Literal, NamedNode, RdfFormat, Triple, parse
 
-from hybridkg.errors import InvalidInput
+from hybridkg.errors import InputTooLarge, InvalidInput
 from hybridkg.semantic.base import InferenceDelta, ReasoningSession
 from hybridkg.semantic.perf import gc_paused
 from hybridkg.semantic.reasoning.complete import DECLARATIONS
@@ -171,7 +171,9 @@ class Dictionary:
         self._fetch([i])
         return self.cache[i]
 
-    def load_ntriples(self, path: Path, *, strict: bool = False) -> str | None:
+    def load_ntriples(
+        self, path: Path | list[Path], *, strict: bool = False, max_bytes: int | None = None
+    ) -> str | None:
         """Read canonical N-Triples (as Oxigraph writes them: one triple a line, single spaces) into the temp table
         ``_in(s, p, o)`` of ids, numbering new terms; returns the table's name. RDF-star lines are passed over.
         gzip-compressed files are read as such.
@@ -184,8 +186,16 @@ class Dictionary:
         con.execute(
             "CREATE OR REPLACE TEMP TABLE _lines AS SELECT line FROM read_csv(?, "
             "columns={'line': 'VARCHAR'}, delim='\0', header=false, quote='', escape='', auto_detect=false)",
-            [str(path)],
+            [[str(p) for p in path] if isinstance(path, list) else str(path)],
         )
+        if max_bytes is not None:
+            size = con.execute("SELECT coalesce(sum(strlen(line) + 1), 0) FROM _lines").fetchall()[0][0]
+            if size > max_bytes:
+                con.execute("DROP TABLE _lines")
+                raise InputTooLarge(
+                    f"{path} holds {size:,} bytes of N-Triples, above the configured limit of {max_bytes:,} bytes; "
+                    "raise the limit (store.max_input_bytes) or split the file"
+                )
         if strict:
             odd = con.execute(
                 "SELECT count(*) FROM _lines WHERE NOT regexp_full_match(line, ?) OR contains(line, ?)",
@@ -236,6 +246,7 @@ class Dictionary:
 
 
 XSD_STRING = "http://www.w3.org/2001/XMLSchema#string"
+_GROUND = f"(s & 3) <> {BNODE} AND (o & 3) <> {BNODE}"
 _IRI = r'<[^<>"{}|^`\\\x00-\x20]*>'
 _LITERAL = r'"(?:[^"\\\x00-\x1f]|\\["\\nr])*"(?:@[a-z]+(?:-[a-z0-9]+)*|\^\^' + _IRI + ")?"
 #: A line of N-Triples in the spelling Oxigraph gives its terms (:meth:`Dictionary.load_ntriples`, ``strict``).
@@ -249,12 +260,25 @@ def _sql_path(path: Path) -> str:
     return text
 
 
+#: The share of physical memory DuckDB may use before it spills to its temporary directory.
+MEMORY_SHARE = 0.4
+
+
+def _physical_bytes() -> int:
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):  # pragma: no cover - not POSIX
+        return 8 << 30
+
+
 def _connect(temp_dir: Path) -> duckdb.DuckDBPyConnection:
     con = duckdb.connect(
         config={
             "threads": max(1, os.cpu_count() or 1),
             "preserve_insertion_order": False,
             "temp_directory": str(temp_dir),
+            # beside Oxigraph's bulk loader and the Python process: spill to disk rather than crowd them out
+            "memory_limit": f"{max(1, int(_physical_bytes() * MEMORY_SHARE) >> 20)}MB",
         }
     )
     con.execute("SET enable_progress_bar = false")
@@ -270,7 +294,8 @@ def _ids(xs: Iterable[int]) -> str:
 class DuckDBClosure:
     """The OWL 2 RL closure of an asserted set, kept in DuckDB and updated incrementally."""
 
-    def __init__(self, asserted: Iterable[Triple] = ()) -> None:
+    def __init__(self, asserted: Iterable[Triple] = (), *, blank_node_types: bool = True) -> None:
+        self.blank_node_types = blank_node_types
         self._tmp = tempfile.TemporaryDirectory(prefix="hkg-duckdb-")
         self.con = _connect(Path(self._tmp.name))
         self.dict = Dictionary(self.con)
@@ -533,10 +558,12 @@ class DuckDBClosure:
         finally:
             self.con.unregister("_in")
 
-    def add_ntriples(self, path: Path, *, strict: bool = False) -> int | None:
+    def add_ntriples(
+        self, path: Path | list[Path], *, strict: bool = False, max_bytes: int | None = None
+    ) -> int | None:
         """Assert the triples of a canonical N-Triples file (:meth:`Dictionary.load_ntriples`) and saturate;
         returns how many triples the file holds (``None``: ``strict`` and not canonical, nothing done)."""
-        table = self.dict.load_ntriples(path, strict=strict)
+        table = self.dict.load_ntriples(path, strict=strict, max_bytes=max_bytes)
         if table is None:
             return None
         try:
@@ -665,6 +692,7 @@ class DuckDBClosure:
             + " OR ".join(f"starts_with(nt, '<{ns}')" for ns in BUILTIN_NAMESPACES) + ") "
             f"AND NOT (p IN {reflexive} AND s = o) AND NOT (p IN {to_thing} AND o = {THING_}) "
             f"AND NOT (p = {TY} AND o = {THING_} AND s IN ({schema_terms}))"
+            + ("" if self.blank_node_types else f" AND NOT (p = {TY} AND (o & 3) = {BNODE})")
         )
 
     def inferred(self) -> set[Triple]:
@@ -717,8 +745,8 @@ class DuckDBSession:
     found in SQL (a snapshot of the normalised set), so only they are decoded. Files take a path with no Python
     objects at all (:meth:`add_ntriples`); the Python view of the inferred set is then built only if asked for."""
 
-    def __init__(self, triples: Iterable[Triple]) -> None:
-        self._closure = DuckDBClosure(triples)
+    def __init__(self, triples: Iterable[Triple], *, blank_node_types: bool = True) -> None:
+        self._closure = DuckDBClosure(triples, blank_node_types=blank_node_types)
         self._inferred: frozenset[Triple] | None = frozenset(self._closure.snapshot()[0])
 
     def close(self) -> None:
@@ -746,19 +774,42 @@ class DuckDBSession:
             self._inferred = (self._inferred - minus) | plus
         return InferenceDelta(added=frozenset(plus), removed=frozenset(minus))
 
-    def add_ntriples(self, path: Path, *, strict: bool = False) -> tuple[int, int, int] | None:
+    def add_ntriples(
+        self, path: Path | list[Path], *, strict: bool = False, max_bytes: int | None = None
+    ) -> tuple[int, int, int] | None:
         """Assert the triples of a canonical N-Triples file; returns how many it holds, and how many triples joined
         and left the inferred set (:meth:`write_added`, :meth:`removed_triples` give them). ``strict``: see
         :meth:`Dictionary.load_ntriples` (``None``: not canonical, nothing done)."""
-        read = self._closure.add_ntriples(path, strict=strict)
+        read = self._closure.add_ntriples(path, strict=strict, max_bytes=max_bytes)
         if read is None:
             return None
         self._inferred = None
         return (read, *self._closure.snapshot_tables())
 
+    def reconcile(self, stored: Path) -> tuple[list[Triple], list[Triple]]:
+        """Compare the inferred set with ``stored`` (the store's inferred graph as Oxigraph wrote it): the triples
+        missing there and those it holds in excess."""
+        d = self._closure.dict
+        table = d.load_ntriples(stored)
+        con = self._closure.con
+        try:
+            missing = con.execute(f"SELECT s, p, o FROM inf EXCEPT SELECT s, p, o FROM {table}").fetchnumpy()
+            extra = con.execute(f"SELECT s, p, o FROM {table} EXCEPT SELECT s, p, o FROM inf").fetchnumpy()
+        finally:
+            con.execute(f"DROP TABLE IF EXISTS {table}")
+        return d.decode(missing), d.decode(extra)
+
     def write_added(self, path: Path) -> int:
-        """The triples the last :meth:`add_ntriples` added to the inferred set, as N-Triples."""
-        return self._closure.dict.write_ntriples("_plus", path)
+        """The triples without blank nodes the last :meth:`add_ntriples` added to the inferred set, as N-Triples
+        (a bulk loader names blank nodes afresh: those go by :meth:`added_with_blank_nodes`)."""
+        con = self._closure.con
+        con.execute(f"CREATE OR REPLACE TEMP TABLE _plus_ground AS SELECT * FROM _plus WHERE {_GROUND}")
+        return self._closure.dict.write_ntriples("_plus_ground", path)
+
+    def added_with_blank_nodes(self) -> list[Triple]:
+        """The triples with a blank node the last :meth:`add_ntriples` added to the inferred set."""
+        cols = self._closure.con.execute(f"SELECT s, p, o FROM _plus WHERE NOT ({_GROUND})").fetchnumpy()
+        return self._closure.dict.decode(cols)
 
     def added_triples(self) -> list[Triple]:
         return self._closure.dict.decode(self._closure.con.execute("SELECT s, p, o FROM _plus").fetchnumpy())
@@ -769,16 +820,21 @@ class DuckDBSession:
 
 
 class DuckDBReasoner:
-    """OWL 2 RL by semi-naive SQL evaluation in DuckDB (``reasoning.engine: duckdb``)."""
+    """OWL 2 RL by semi-naive SQL evaluation in DuckDB (``reasoning.engine: duckdb``). Without
+    ``store_blank_node_types`` the inferred set leaves out ``x rdf:type _:c`` (a blank-node class: an OWL
+    restriction), which is still reasoned with."""
 
     name = "duckdb"
 
+    def __init__(self, *, store_blank_node_types: bool = True) -> None:
+        self.store_blank_node_types = store_blank_node_types
+
     def materialize(self, triples: Iterable[Triple]) -> set[Triple]:
-        closure = DuckDBClosure(triples)
+        closure = DuckDBClosure(triples, blank_node_types=self.store_blank_node_types)
         try:
             return closure.inferred()
         finally:
             closure.close()
 
     def session(self, triples: Iterable[Triple]) -> ReasoningSession:
-        return DuckDBSession(triples)
+        return DuckDBSession(triples, blank_node_types=self.store_blank_node_types)

@@ -22,6 +22,6 @@ def make_reasoner(config: ReasoningConfig) -> Reasoner:
         case ReasonerEngine.DUCKDB:
             from hybridkg.semantic.reasoning.duckdb_engine import DuckDBReasoner
 
-            return DuckDBReasoner()
+            return DuckDBReasoner(store_blank_node_types=config.store_blank_node_types)
         case _:
             assert_never(config.engine)

@@ -82,6 +82,9 @@ class LexiconCache:
                 self._generation[name] = self._generation.get(name, 0) + 1
 
     def _on_change(self, change: ChangeSet) -> None:
+        if change.bulk_graphs:  # a bulk load: its triples are not listed, so anything may have changed
+            self.invalidate()
+            return
         inferred = (*change.inferred_added, *change.inferred_removed)
         if any(_touches_vocabulary(t) for t in inferred):
             self.invalidate()
