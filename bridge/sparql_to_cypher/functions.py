@@ -54,6 +54,7 @@ from hybridkg.bridge.sparql_to_cypher.expr import (
 )
 from hybridkg.bridge.sparql_to_cypher.expr import args as _args
 from hybridkg.bridge.sparql_to_cypher.expr import num as _num
+from hybridkg.bridge.sparql_to_cypher.literals import Encoding, encoding
 from hybridkg.bridge.sparql_to_cypher.query import BNODE_TAG, IRI_TAG, LITERAL_TAG, Sort
 from hybridkg.bridge.sparql_to_cypher.regex import translate_regex
 from hybridkg.errors import Unsupported
@@ -109,6 +110,7 @@ class Compiler:
         self.exists_pattern = exists
         self.fresh = fresh
         self.steps: list[tuple[str, str]] = []  # (variable, expression) bound by shallow(), in order
+        self.encoding: Encoding | None = encoding(mapping) if isinstance(mapping, PlainStrings) else None
 
     # ------------------------------------------------------------------------------------------ entry points
 
@@ -330,11 +332,64 @@ class Compiler:
             if a.kind is b.kind:
                 return Expr(f"({a.text} = {b.text})", EKind.BOOL)
             return Expr(f"(CASE WHEN {self.nulls(a, b)} THEN null ELSE false END)", EKind.BOOL)
+        if self.encoding is not None:
+            return self.wide_equal(a, b)
         text = (
             f"(CASE WHEN {self.nulls(a, b)} THEN null WHEN {self.klass(a)} = {self.klass(b)} "
             f"THEN {a.text} = {b.text} ELSE false END)"
         )
         return Expr(self.guarded(self.guard(a, b), text), EKind.BOOL)
+
+    def wide_class(self, x: Expr) -> tuple[str, str]:
+        """The class of a value operand (``literals``' one-letter classes: natives, exact decimals,
+        language-tagged, opaque, other) and its number (an exact decimal's ``toFloat``; null unless of class
+        ``'n'`` or ``'d'``), each bound in a step (the class reads the operand's string and lexical form, each bound
+        first, so that no step nests deeply)."""
+        static = {EKind.NUM: "'n'", EKind.STR: "'s'", EKind.BOOL: "'b'"}
+        if x.kind in static:
+            return static[x.kind], x.text
+        enc = self.encoding
+        assert enc is not None
+        s = self.bind(f"coalesce(toString({x.text}), '')")
+        lexical = self.bind(enc.lexical(s, self.params))
+        plain = self.mapping.plain_string(s) if isinstance(self.mapping, PlainStrings) else "false"
+        klass = self.bind(enc.klass(x.text, s, lexical, plain, self.params))
+        return klass, self.bind(enc.number(x.text, klass, lexical))
+
+    def bind(self, text: str) -> str:
+        """A variable bound to ``text`` in a step before the clause being written (as :meth:`shallow`, at any
+        depth); ``text`` itself where no steps can be written."""
+        if self.fresh is None:
+            return text
+        var = self.fresh("c")
+        self.steps.append((var, text))
+        return var
+
+    def wide_equal(self, a: Expr, b: Expr) -> Expr:
+        """``=`` of values with encoded literals in reach (``literals``): numbers and exact decimals by value,
+        plain strings, booleans and language-tagged strings by value (a tag is part of it), opaque literals equal
+        when the same term and an error against other literals but language-tagged ones; the statement stops on
+        any other encoded literal. Different classes are unequal."""
+        (ka, na), (kb, nb) = self.wide_class(a), self.wide_class(b)
+        text = (
+            f"(CASE WHEN {self.nulls(a, b)} THEN null WHEN {ka} IN ['n', 'd'] AND {kb} IN ['n', 'd'] THEN {na} = {nb} "
+            f"WHEN {ka} = {kb} AND {ka} IN ['s', 'b', 'l'] THEN {a.text} = {b.text} "
+            f"WHEN {ka} = 'o' AND {kb} = 'o' AND {a.text} = {b.text} THEN true "
+            f"WHEN {ka} = 'o' AND {kb} <> 'l' OR {kb} = 'o' AND {ka} <> 'l' THEN null ELSE false END)"
+        )
+        return Expr(self.guarded(self.refusal(f"{ka} = 'x' OR {kb} = 'x'"), text), EKind.BOOL)
+
+    def wide_order(self, op: str, a: Expr, b: Expr) -> Expr:
+        """``<`` and friends of values with encoded literals in reach: numbers and exact decimals by value, plain
+        strings by code point; opaque literals an error; booleans, language-tagged strings and other encoded
+        literals stop the statement."""
+        (ka, na), (kb, nb) = self.wide_class(a), self.wide_class(b)
+        text = (
+            f"(CASE WHEN {ka} IN ['n', 'd'] AND {kb} IN ['n', 'd'] THEN {na} {op} {nb} "
+            f"WHEN {ka} = 's' AND {kb} = 's' THEN {a.text} {op} {b.text} END)"
+        )
+        stop = f"{ka} IN ['x', 'l'] OR {kb} IN ['x', 'l'] OR {ka} = 'b' AND {kb} = 'b'"
+        return Expr(self.guarded(self.refusal(stop), text), EKind.BOOL)
 
     def order(self, op: str, a: Expr, b: Expr) -> Expr:
         if EKind.NULL in (a.kind, b.kind) or a.kind not in VALUES or b.kind not in VALUES:
@@ -346,6 +401,8 @@ class Compiler:
         if a.kind is not EKind.VALUE and b.kind is not EKind.VALUE:  # both classes known
             same = a.kind is b.kind and a.kind in (EKind.NUM, EKind.STR)
             return Expr(f"({a.text} {op} {b.text})", EKind.BOOL) if same else NULL
+        if self.encoding is not None:
+            return self.wide_order(op, a, b)
         ka, kb = self.klass(a), self.klass(b)
         text = f"(CASE WHEN {ka} = 'n' AND {kb} = 'n' THEN {a.text} {op} {b.text} "
         text += f"WHEN {ka} = 's' AND {kb} = 's' THEN {a.text} {op} {b.text} END)"

@@ -110,6 +110,12 @@ def order_keys(comp: Compiler, x: Expr) -> list[str]:
         return [rank, emit.uri_of(x.text), emit.bnode_of(x.text)]
     if x.kind is EKind.IRI:
         return [f"CASE WHEN {x.text} IS NULL THEN 0 ELSE 2 END", x.text]
+    if x.kind is EKind.VALUE and comp.encoding is not None:
+        # numbers and exact decimals by value, then plain strings, then booleans; other encoded literals stop
+        k, number = comp.wide_class(x)
+        rank = f"CASE WHEN {x.text} IS NULL THEN 0 WHEN {k} IN ['n', 'd'] THEN 3 WHEN {k} = 's' THEN 4 ELSE 5 END"
+        stop = comp.refusal(f"{k} IN ['x', 'l', 'o']")
+        return [comp.guarded(stop, rank), f"coalesce({number}, {x.text})"]
     if x.kind in VALUES:
         t = f"typeOf({x.text})"
         rank = (

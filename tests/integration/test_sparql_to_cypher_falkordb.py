@@ -156,13 +156,17 @@ QUERIES: list[tuple[str, bool]] = [
     ("SELECT ?v ?b WHERE { ?s :score ?v BIND(xsd:boolean(?v) AS ?b) }", False),
     ("SELECT ?s ?b WHERE { ?s :knows ?o BIND(xsd:boolean(?o) AS ?b) }", False),
     ("SELECT ?s WHERE { ?s :age ?a FILTER(xsd:boolean(?a) && xsd:boolean('1') && !xsd:boolean(0)) }", False),
+    # language-tagged strings and decimals compared (literals.py): unequal to plain strings, decimals by value
+    ("SELECT ?s ?l WHERE { ?s :label ?l FILTER(?l = 'Robert' || ?l != 'Robert') }", False),
+    ("SELECT ?s ?w WHERE { ?s :weight ?w FILTER(?w > 70 && ?w < 70.6e0 && ?w != 70) }", False),
+    ("SELECT ?s ?v WHERE { { ?s :age ?v } UNION { ?s :weight ?v } } ORDER BY DESC(?v) ?s", True),
 ]
 
 # queries whose translation must stop on the data (an encoded literal reaches a comparison)
 REFUSED_AT_RUN_TIME = [
-    "SELECT ?s WHERE { ?s :label ?l FILTER(?l = 'Robert') }",
+    "SELECT ?s WHERE { ?s :label ?l FILTER(?l < 'S') }",
+    "SELECT ?s WHERE { ?s :born ?b FILTER(?b = 'x') }",
     "SELECT ?s ?b WHERE { ?s :born ?b } ORDER BY ?b",
-    "SELECT ?s WHERE { ?s :weight ?w FILTER(?w > 70) }",
     "SELECT (SUM(?w) AS ?t) WHERE { ?s :weight ?w }",
     "SELECT ?s ?c WHERE { ?s :label ?l BIND(CONCAT(?l, 'x') AS ?c) }",
     "SELECT ?i WHERE { ?s :pad ?v BIND(xsd:integer(?v) AS ?i) }",
