@@ -190,14 +190,30 @@ def _check_union_in_aggregate(call: ast.AstNode) -> None:
     clauses = list(query.args.get("clauses") or [])
     lead = 1 if clauses and isinstance(clauses[0], ast.With) else 0
     first = clauses[lead] if len(clauses) > lead else None
-    for node in query.walk():
-        if node is first or node is call:
+    for node in _own_nodes(query):
+        if node is first:
             continue
         if isinstance(node, ast.CallSubquery) and isinstance(node.args.get("query"), ast.Union):
             raise Unsupported(
                 "a UNION subquery after other clauses inside an aggregating CALL { } subquery: FalkorDB 4.x nulls "
                 "the aggregate of later rows or its server stops; put the UNION subquery first in the CALL body"
             )
+
+
+def _own_nodes(node: ast.AstNode) -> Iterator[ast.AstNode]:
+    """The nodes under ``node``, but not inside a nested aggregating ``CALL { }``: a UNION there is that subquery's to
+    place (:func:`_check_union_in_aggregate` checks each aggregating subquery), as the SPARQL -> Cypher translator
+    places it (first in its own, innermost aggregating subquery: W3C exists04/05 nest one EXISTS in another)."""
+    yield node
+    for value in node.args.values():
+        for item in value if isinstance(value, list) else [value]:
+            if not isinstance(item, ast.AstNode):
+                continue
+            inner = item.args.get("query") if isinstance(item, ast.CallSubquery) else None
+            if inner is not None and _aggregates(inner):
+                yield item  # the CALL itself (a UNION CALL is never aggregating: its query is a Union)
+                continue
+            yield from _own_nodes(item)
 
 
 @dataclass(frozen=True)

@@ -42,6 +42,13 @@ UNION_AFTER_MATCH = (
         (UNION_AFTER_MATCH, "UNION subquery after other clauses inside an aggregating CALL"),
         ("MATCH (a) CALL { WITH a OPTIONAL MATCH (a)-->(b) CALL { WITH b MATCH (b)-->(c) RETURN c UNION "
          "WITH b MATCH (c)-->(b) RETURN c } RETURN collect(c) AS cs } RETURN cs", "UNION subquery"),
+        # nested aggregating subqueries: the UNION is after other clauses in the inner one
+        ("MATCH (a) CALL { WITH a MATCH (a)-->(b) CALL { WITH b MATCH (b)-->(d) CALL { WITH d MATCH (d)-->(c) "
+         "RETURN c UNION ALL WITH d MATCH (c)-->(d) RETURN c } RETURN count(c) > 0 AS x } RETURN count(*) AS n } "
+         "RETURN n", "UNION subquery after other clauses"),
+        # ... or in a non-aggregating subquery after other clauses of an aggregating one
+        ("MATCH (a) CALL { WITH a MATCH (a)-->(b) CALL { WITH b CALL { WITH b MATCH (b)-->(c) RETURN c UNION ALL "
+         "WITH b MATCH (c)-->(b) RETURN c } RETURN c } RETURN count(c) AS n } RETURN n", "UNION subquery"),
     ],
 )
 def test_refused_before_sending(query: str, message: str) -> None:
@@ -57,6 +64,11 @@ def test_refused_before_sending(query: str, message: str) -> None:
         # a UNION subquery first in the aggregating subquery (after its importing WITH): the translator's shape
         "MATCH (a) CALL { WITH a CALL { WITH a MATCH (a)-->(c) RETURN c UNION ALL WITH a MATCH (c)-->(a) RETURN c } "
         "RETURN count(c) AS n } RETURN n",
+        # a UNION first in an aggregating subquery nested after other clauses of another (W3C exists04: one EXISTS
+        # inside another, each an aggregating subquery; run on FalkorDB, it answers as Oxigraph does)
+        "MATCH (a) CALL { WITH a MATCH (a)-->(b) CALL { WITH a, b CALL { WITH b MATCH (b)-->(c) RETURN c UNION ALL "
+        "WITH b MATCH (c)-->(b) RETURN c } RETURN count(*) > 0 AS x } WITH a, x WHERE x RETURN count(*) > 0 AS y } "
+        "RETURN a, y",
         # a UNION after other clauses in a subquery that does not aggregate
         "MATCH (a) CALL { WITH a MATCH (a)-->(b) CALL { WITH b MATCH (b)-->(c) RETURN c UNION ALL WITH b "
         "MATCH (c)-->(b) RETURN c } RETURN c } RETURN a, c",
@@ -134,3 +146,19 @@ def test_an_unsynced_graph_says_so() -> None:
 
     with pytest.raises(NotFound, match="hybridkg bridge sync"):
         names_of(Empty(), "hybridkg_bridge")
+
+
+@pytest.mark.parametrize("inner", ["filter exists", "filter not exists"])
+def test_a_translated_exists_inside_exists_passes_the_check(inner: str) -> None:
+    """W3C exists04/05: an EXISTS nested in another over a variable predicate (a UNION first in the inner
+    aggregating subquery); the check had refused it, though it answers as Oxigraph does."""
+    import pyoxigraph as ox
+
+    from hybridkg.bridge.mapping import map_graph
+    from hybridkg.bridge.sparql_to_cypher import translate as to_cypher
+
+    store = ox.Store()
+    store.load(f"<{EX}s> <{EX}p> <{EX}o>, <{EX}o1>, <{EX}o2> .", format=ox.RdfFormat.TURTLE)
+    mapping = map_graph([q.triple for q in store]).mapping
+    query = f"SELECT * {{ ?s ?p <{EX}o> FILTER EXISTS {{ ?s ?p <{EX}o1> {inner} {{ ?s ?p <{EX}o2> }} }} }}"
+    check_read_only(to_cypher(query, mapping).text)
