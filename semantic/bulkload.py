@@ -2,7 +2,7 @@
 
 The object path (:meth:`KnowledgeBase.load`) parses a document into Python quads, hands them to the reasoner, and
 hands the inferred triples back to the store: at millions of triples the objects are the cost (time and memory).
-Here, for a triples file going into a new graph with no domain to validate:
+Here, for a triples file with no domain to validate:
 
 1. Oxigraph's bulk loader reads the (decompressed, size-limited) document straight into the graph;
 2. the graph is written out as canonical N-Triples (Oxigraph's own writer: one triple a line, blank nodes as the
@@ -25,9 +25,9 @@ import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from pyoxigraph import NamedNode, Quad, RdfFormat
+from pyoxigraph import NamedNode, Quad, RdfFormat, parse
 
 from hybridkg.errors import InvalidInput, ParseError
 from hybridkg.semantic.base import INFERRED_GRAPH, ChangeSet, ReasoningSession
@@ -36,6 +36,7 @@ from hybridkg.semantic.formats import open_document
 if TYPE_CHECKING:
     from hybridkg.semantic.domains import Domain
     from hybridkg.semantic.kb import KnowledgeBase, LoadResult
+    from hybridkg.semantic.reasoning.duckdb_engine import DuckDBSession
 
 _log = logging.getLogger(__name__)
 
@@ -55,9 +56,7 @@ def applies(kb: KnowledgeBase, source: object, fmt: RdfFormat, target: NamedNode
         return False
     if kb.reasoner.name != "duckdb" or not hasattr(kb.store, "load_stream") or not hasattr(kb.store, "dump_graph"):
         return False
-    if not bulk and (not source.is_file() or source.stat().st_size < FAST_MIN_BYTES):
-        return False
-    return target not in set(kb.store.graphs())
+    return bulk or (source.is_file() and source.stat().st_size >= FAST_MIN_BYTES)
 
 
 def load(kb: KnowledgeBase, source: Path, fmt: RdfFormat, target: NamedNode, base_iri: str | None,
@@ -71,80 +70,91 @@ def load(kb: KnowledgeBase, source: Path, fmt: RdfFormat, target: NamedNode, bas
     if not isinstance(session, DuckDBSession):
         return None
     store = kb.store
-    bar = None
+    bar: Any = None
     if progress and source.stat().st_size > FAST_MIN_BYTES:
         from tqdm import tqdm
 
         bar = tqdm(total=source.stat().st_size, unit="B", unit_scale=True, desc=f"load {source.name}")
-    touched = False
     phases: dict[str, float] = {}
-    try:
-        with tempfile.TemporaryDirectory(prefix="hkg-load-") as tmp:
-            asserted = Path(tmp) / "asserted.nt"
-
-            def store_asserted() -> None:
-                with open_document(source, max_bytes=kb.max_input_bytes,
-                                   on_read=bar.update if bar is not None else None) as stream:
-                    try:
-                        store.load_stream(stream, fmt, target, base_iri=base_iri)  # type: ignore[attr-defined]
-                    except SyntaxError as e:
-                        raise ParseError(fmt.name, e.lineno, e.offset, f"{e.msg} (in {source})") from e
-
-            counts = None
-            with kb._rw.exclusive():
-                touched = True
-                if _direct(source, fmt):
-                    # Oxigraph's loader reads the file on one thread, DuckDB on this one (neither holds the GIL)
-                    with ThreadPoolExecutor(1, thread_name_prefix="hkg-bulk") as pool:
-                        loading = pool.submit(_store_file, store, source, fmt, target, base_iri, Path(tmp))
-                        try:
-                            counts = session.add_ntriples(source, strict=True, max_bytes=kb.max_input_bytes)
-                        finally:
-                            loading.result()
-                else:
-                    store_asserted()
-            phases["store asserted + reason" if counts else "store asserted"] = time.perf_counter() - start
+    with tempfile.TemporaryDirectory(prefix="hkg-load-") as tmp:
+        before: Path | None = None
+        if target in set(store.graphs()):  # kept to restore the graph should the load fail, and to count
+            before = Path(tmp) / "before.nt"
+            store.dump_graph(target, before)  # type: ignore[attr-defined]
+        try:
+            counts = _load(kb, session, source, fmt, target, base_iri, Path(tmp), before, bar, phases, start)
+        except BaseException:
             if bar is not None:
                 bar.close()
-                bar = None
-            if counts is None:  # not in the store's spelling: read the store's own copy of the graph
-                store.dump_graph(target, asserted)  # type: ignore[attr-defined]
-                phases["dump"] = time.perf_counter() - start - sum(phases.values())
-                counts = session.add_ntriples(asserted)
-                assert counts is not None
-                phases["reason"] = time.perf_counter() - start - sum(phases.values())
-            read, plus, minus = counts
-            inferred = Path(tmp) / "inferred.nt"
-            session.write_added(inferred)
-            blank = session.added_with_blank_nodes()
-            removed = session.removed_triples() if minus else []
-            phases["write inferred"] = time.perf_counter() - start - sum(phases.values())
-            with kb._rw.exclusive():
-                store.load_path(inferred, RdfFormat.N_TRIPLES, INFERRED_GRAPH)  # type: ignore[attr-defined]
-                if blank:  # as objects: the store keeps their blank nodes' names (its bulk loader would not)
-                    store.add([Quad(t.subject, t.predicate, t.object, INFERRED_GRAPH) for t in blank], bulk=True)
-                if removed:
-                    store.remove([Quad(t.subject, t.predicate, t.object, INFERRED_GRAPH) for t in removed])
-            phases["store inferred"] = time.perf_counter() - start - sum(phases.values())
-            LAST_PHASES.clear()
-            LAST_PHASES.update(phases)
-            _log.info("fast load of %s: %s", source, ", ".join(f"{k} {v:.1f} s" for k, v in phases.items()))
-            if kb._listeners:  # the triples are not listed (millions of Python objects): listeners re-read
-                kb._publish(ChangeSet(inferred_removed=tuple(removed), bulk_graphs=(target,)))
-    except BaseException:
-        if bar is not None:
-            bar.close()
-        if touched:
-            _log.warning("fast load of %s failed: dropping graph %s; the closure is rebuilt on next use",
+            _log.warning("fast load of %s failed: graph %s put back as it was; the closure is rebuilt on next use",
                          source, target.value)
-            kb._session = None
+            kb._session = None  # closes the session
             with kb._rw.exclusive():
                 store.clear_graph(target)  # type: ignore[attr-defined]
-        raise
+                if before is not None:  # as objects: the store keeps their blank nodes' names
+                    store.add(Quad(q.subject, q.predicate, q.object, target)
+                              for q in parse(path=str(before), format=RdfFormat.N_TRIPLES))
+            raise
+    read, new, plus, minus = counts
     return LoadResult(
-        graph=target.value, domain=None, format=fmt.name, parsed=read, asserted_added=read, inferred_added=plus,
+        graph=target.value, domain=None, format=fmt.name, parsed=read, asserted_added=new, inferred_added=plus,
         inferred_removed=minus, warnings=(), seconds=time.perf_counter() - start,
     )
+
+
+def _load(kb: KnowledgeBase, session: DuckDBSession, source: Path, fmt: RdfFormat, target: NamedNode,
+          base_iri: str | None, tmp: Path, before: Path | None, bar: Any, phases: dict[str, float],
+          start: float) -> tuple[int, int, int, int]:
+    store = kb.store
+
+    def store_asserted() -> None:
+        with open_document(source, max_bytes=kb.max_input_bytes,
+                           on_read=bar.update if bar is not None else None) as stream:
+            try:
+                store.load_stream(stream, fmt, target, base_iri=base_iri)  # type: ignore[attr-defined]
+            except SyntaxError as e:
+                raise ParseError(fmt.name, e.lineno, e.offset, f"{e.msg} (in {source})") from e
+
+    counts = None
+    with kb._rw.exclusive():
+        if _direct(source, fmt):
+            # Oxigraph's loader reads the file on one thread, DuckDB on this one (neither holds the GIL)
+            with ThreadPoolExecutor(1, thread_name_prefix="hkg-bulk") as pool:
+                loading = pool.submit(_store_file, store, source, fmt, target, base_iri, tmp)
+                try:
+                    counts = session.add_ntriples(source, strict=True, max_bytes=kb.max_input_bytes, besides=before)
+                finally:
+                    loading.result()
+        else:
+            store_asserted()
+    phases["store asserted + reason" if counts else "store asserted"] = time.perf_counter() - start
+    if bar is not None:
+        bar.close()
+    if counts is None:  # not in the store's spelling: read the store's own copy of the graph
+        asserted = tmp / "asserted.nt"
+        store.dump_graph(target, asserted)  # type: ignore[attr-defined]
+        phases["dump"] = time.perf_counter() - start - sum(phases.values())
+        counts = session.add_ntriples(asserted, besides=before)
+        assert counts is not None
+        phases["reason"] = time.perf_counter() - start - sum(phases.values())
+    inferred = tmp / "inferred.nt"
+    session.write_added(inferred)
+    blank = session.added_with_blank_nodes()
+    removed = session.removed_triples() if counts[3] else []
+    phases["write inferred"] = time.perf_counter() - start - sum(phases.values())
+    with kb._rw.exclusive():
+        store.load_path(inferred, RdfFormat.N_TRIPLES, INFERRED_GRAPH)  # type: ignore[attr-defined]
+        if blank:  # as objects: the store keeps their blank nodes' names (its bulk loader would not)
+            store.add([Quad(t.subject, t.predicate, t.object, INFERRED_GRAPH) for t in blank], bulk=True)
+        if removed:
+            store.remove([Quad(t.subject, t.predicate, t.object, INFERRED_GRAPH) for t in removed])
+    phases["store inferred"] = time.perf_counter() - start - sum(phases.values())
+    LAST_PHASES.clear()
+    LAST_PHASES.update(phases)
+    _log.info("fast load of %s: %s", source, ", ".join(f"{k} {v:.1f} s" for k, v in phases.items()))
+    if kb._listeners:  # the triples are not listed (millions of Python objects): listeners re-read
+        kb._publish(ChangeSet(inferred_removed=tuple(removed), bulk_graphs=(target,)))
+    return counts
 
 
 def session_from_store(kb: KnowledgeBase) -> ReasoningSession | None:

@@ -172,7 +172,7 @@ class Dictionary:
         return self.cache[i]
 
     def load_ntriples(
-        self, path: Path | list[Path], *, strict: bool = False, max_bytes: int | None = None
+        self, path: Path | list[Path], *, strict: bool = False, max_bytes: int | None = None, table: str = "_in"
     ) -> str | None:
         """Read canonical N-Triples (as Oxigraph writes them: one triple a line, single spaces) into the temp table
         ``_in(s, p, o)`` of ids, numbering new terms; returns the table's name. RDF-star lines are passed over.
@@ -227,12 +227,12 @@ class Dictionary:
         self.next += int(n)
         self.from_files = self.from_files or bool(n)
         con.execute(
-            "CREATE OR REPLACE TEMP TABLE _in AS SELECT a.id AS s, b.id AS p, c.id AS o FROM _raw "
+            f"CREATE OR REPLACE TEMP TABLE {table} AS SELECT a.id AS s, b.id AS p, c.id AS o FROM _raw "
             "JOIN terms a ON a.nt = _raw.s JOIN terms b ON b.nt = _raw.p JOIN terms c ON c.nt = _raw.o"
         )
         con.execute("DROP TABLE _raw")
         con.execute("DROP TABLE _new")
-        return "_in"
+        return table
 
     def write_ntriples(self, table: str, path: Path) -> int:
         """Write the triples of ``table(s, p, o)`` as N-Triples; returns how many."""
@@ -559,19 +559,29 @@ class DuckDBClosure:
             self.con.unregister("_in")
 
     def add_ntriples(
-        self, path: Path | list[Path], *, strict: bool = False, max_bytes: int | None = None
-    ) -> int | None:
+        self, path: Path | list[Path], *, strict: bool = False, max_bytes: int | None = None,
+        besides: Path | None = None,
+    ) -> tuple[int, int] | None:
         """Assert the triples of a canonical N-Triples file (:meth:`Dictionary.load_ntriples`) and saturate;
-        returns how many triples the file holds (``None``: ``strict`` and not canonical, nothing done)."""
+        returns how many triples the file holds and how many distinct ones are not in ``besides`` (the graph's
+        content before, as N-Triples) (``None``: ``strict`` and not canonical, nothing done)."""
         table = self.dict.load_ntriples(path, strict=strict, max_bytes=max_bytes)
         if table is None:
             return None
+        con = self.con
         try:
-            read = int(self.con.execute(f"SELECT count(*) FROM {table}").fetchall()[0][0])
+            read = int(con.execute(f"SELECT count(*) FROM {table}").fetchall()[0][0])
+            if besides is not None:
+                self.dict.load_ntriples(besides, table="_before")
+                new = con.execute(f"SELECT count(*) FROM (SELECT s, p, o FROM {table} EXCEPT "
+                                  "SELECT s, p, o FROM _before)").fetchall()[0][0]
+                con.execute("DROP TABLE _before")
+            else:
+                new = con.execute(f"SELECT count(*) FROM (SELECT DISTINCT s, p, o FROM {table})").fetchall()[0][0]
             self._add_table(table)
         finally:
-            self.con.execute(f"DROP TABLE IF EXISTS {table}")
-        return read
+            con.execute(f"DROP TABLE IF EXISTS {table}")
+        return read, int(new)
 
     def _add_table(self, table: str) -> None:
         con = self.con
@@ -775,16 +785,18 @@ class DuckDBSession:
         return InferenceDelta(added=frozenset(plus), removed=frozenset(minus))
 
     def add_ntriples(
-        self, path: Path | list[Path], *, strict: bool = False, max_bytes: int | None = None
-    ) -> tuple[int, int, int] | None:
-        """Assert the triples of a canonical N-Triples file; returns how many it holds, and how many triples joined
-        and left the inferred set (:meth:`write_added`, :meth:`removed_triples` give them). ``strict``: see
-        :meth:`Dictionary.load_ntriples` (``None``: not canonical, nothing done)."""
-        read = self._closure.add_ntriples(path, strict=strict, max_bytes=max_bytes)
-        if read is None:
+        self, path: Path | list[Path], *, strict: bool = False, max_bytes: int | None = None,
+        besides: Path | None = None,
+    ) -> tuple[int, int, int, int] | None:
+        """Assert the triples of a canonical N-Triples file; returns how many it holds, how many are new to the
+        graph (not in ``besides``, its content before), and how many triples joined and left the inferred set
+        (:meth:`write_added`, :meth:`removed_triples` give them). ``strict``: see :meth:`Dictionary.load_ntriples`
+        (``None``: not canonical, nothing done)."""
+        counts = self._closure.add_ntriples(path, strict=strict, max_bytes=max_bytes, besides=besides)
+        if counts is None:
             return None
         self._inferred = None
-        return (read, *self._closure.snapshot_tables())
+        return (*counts, *self._closure.snapshot_tables())
 
     def reconcile(self, stored: Path) -> tuple[list[Triple], list[Triple]]:
         """Compare the inferred set with ``stored`` (the store's inferred graph as Oxigraph wrote it): the triples

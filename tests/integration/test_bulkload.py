@@ -87,34 +87,44 @@ def test_fast_path_stores_what_the_object_path_stores(tmp_path: Path, odd: bool,
         slow.close()
 
 
-def test_a_syntax_error_leaves_nothing_behind(tmp_path: Path) -> None:
+@pytest.mark.parametrize("existing", [False, True])
+def test_a_syntax_error_leaves_nothing_behind(tmp_path: Path, existing: bool) -> None:
     f = tmp_path / "bad.nt"
     f.write_text(_data(200, odd=False) + "<http://example.org/u#a> <http://example.org/u#b> .\n")
     kb = _kb(tmp_path / "store", "duckdb")
+    graph = "urn:onto" if existing else "urn:data"  # an existing graph is put back as it was
     try:
-        before_inferred = kb.inferred_triples()
+        before = (kb.asserted_triples(), kb.inferred_triples())
         with pytest.raises(ParseError):
-            kb.load(f, graph="urn:data", bulk=True)
-        assert "urn:data" not in {g.value for g in kb.store.graphs()}
-        assert kb.inferred_triples() == before_inferred
+            kb.load(f, graph=graph, bulk=True)
+        assert (kb.asserted_triples(), kb.inferred_triples()) == before
+        assert ("urn:data" in {g.value for g in kb.store.graphs()}) is False
         good = tmp_path / "good.nt"
         good.write_text(_data(50, odd=False))
-        assert kb.load(good, graph="urn:data", bulk=True).asserted_added == 200
+        assert kb.load(good, graph=graph, bulk=True).asserted_added == 200
     finally:
         kb.close()
 
 
-def test_the_fast_path_is_only_for_new_graphs_without_a_domain(tmp_path: Path) -> None:
+def test_loading_into_an_existing_graph_as_a_new_user_does(tmp_path: Path) -> None:
+    """`hybridkg load onto.ttl data.nt`: both files into one graph, the second one large."""
     f = tmp_path / "data.nt"
-    f.write_text(_data(20, odd=False))
-    kb = _kb(tmp_path / "store", "duckdb")
+    f.write_text(_data(300, odd=False) + _data(10, odd=False))  # 40 lines twice: counted once
+    onto = tmp_path / "onto.ttl"
+    onto.write_text(ONTOLOGY)
+    fast, slow = _kb(tmp_path / "fast", "duckdb"), _kb(tmp_path / "slow", "reasonable")
     try:
-        assert bulkload.applies(kb, f, bulkload.RdfFormat.N_TRIPLES, bulkload.NamedNode("urn:new"), None, True)
-        assert not bulkload.applies(kb, f, bulkload.RdfFormat.N_TRIPLES, bulkload.NamedNode("urn:onto"), None, True)
-        assert not bulkload.applies(kb, f, bulkload.RdfFormat.N_QUADS, bulkload.NamedNode("urn:new"), None, True)
-        assert not bulkload.applies(kb, f, bulkload.RdfFormat.N_TRIPLES, bulkload.NamedNode("urn:new"), None, False)
+        for kb in (fast, slow):
+            kb.load(onto, graph="urn:data")
+        result = fast.load(f, graph="urn:data", bulk=True)
+        expected = slow.load(f, graph="urn:data", bulk=True)
+        assert "store asserted + reason" in bulkload.LAST_PHASES
+        assert (result.asserted_added, result.inferred_added) == (expected.asserted_added, expected.inferred_added)
+        assert fast.asserted_triples() == slow.asserted_triples()
+        assert fast.inferred_triples() == slow.inferred_triples()
     finally:
-        kb.close()
+        fast.close()
+        slow.close()
 
 
 def test_a_new_session_reads_the_store_and_reconciles_its_inferred_graph(tmp_path: Path) -> None:
@@ -165,3 +175,20 @@ def test_inferred_triples_keep_the_stores_blank_nodes(tmp_path: Path, store_type
         assert len(kb.query(JOIN)) == (1 if store_types else 0)
     finally:
         kb.close()
+
+
+def test_the_fast_path_is_for_large_triples_files_without_a_domain(tmp_path: Path) -> None:
+    f = tmp_path / "data.nt"
+    f.write_text(_data(20, odd=False))
+    kb = _kb(tmp_path / "store", "duckdb")
+    other = _kb(tmp_path / "other", "reasonable")
+    try:
+        nt, nq, g = bulkload.RdfFormat.N_TRIPLES, bulkload.RdfFormat.N_QUADS, bulkload.NamedNode("urn:new")
+        assert bulkload.applies(kb, f, nt, g, None, True)
+        assert bulkload.applies(kb, f, nt, bulkload.NamedNode("urn:onto"), None, True)  # an existing graph too
+        assert not bulkload.applies(kb, f, nq, g, None, True)  # datasets name their own graphs
+        assert not bulkload.applies(kb, f, nt, g, None, False)  # small, not asked for
+        assert not bulkload.applies(other, f, nt, g, None, True)  # another engine
+    finally:
+        kb.close()
+        other.close()
