@@ -40,7 +40,7 @@ from rdflib import BNode, Literal, URIRef, Variable
 from rdflib.namespace import XSD
 
 from hybridkg.bridge.base import Mapping
-from hybridkg.bridge.sparql_to_cypher import emit
+from hybridkg.bridge.sparql_to_cypher import emit, encoded
 from hybridkg.bridge.sparql_to_cypher.casts import function
 from hybridkg.bridge.sparql_to_cypher.expr import (
     NULL,
@@ -518,6 +518,8 @@ class Compiler:
             return NULL
         if x.kind is EKind.NUM and not x.text.startswith("$"):
             return Expr(self.guarded(self.guard(x, also=_is_float), f"toString({x.text})"), EKind.STR)
+        if x.kind is EKind.VALUE and self.encoding is not None:
+            return encoded.str_(self, x)
         text = f"(CASE WHEN typeOf({x.text}) = 'String' THEN {x.text} ELSE toString({x.text}) END)"
         return Expr(self.guarded(self.guard(x, also=_is_float), text), EKind.STR)
 
@@ -525,6 +527,8 @@ class Compiler:
         x = self.compile(e.arg)
         if x.kind not in VALUES:
             return NULL
+        if x.kind is EKind.VALUE and self.encoding is not None:
+            return encoded.lang(self, x)
         text = f"(CASE WHEN {x.text} IS NULL THEN null ELSE '' END)"
         return Expr(self.guarded(self.guard(x), text), EKind.STR)
 
@@ -541,6 +545,8 @@ class Compiler:
             return x.text, "''"
         if x.kind is not EKind.VALUE:
             return None
+        if self.encoding is not None:
+            return encoded.string_parts(self, x)
         mark = self.mapping.plain_string(f"toString({x.text})") if isinstance(self.mapping, PlainStrings) else "false"
         plain = f"typeOf({x.text}) = 'String' AND {mark}"  # not encoded(x): shallower
         # an encoded literal (language-tagged included) stops the statement: taking the encoding apart in Cypher
@@ -575,12 +581,18 @@ class Compiler:
             return NULL
         if not parts:
             return Expr(self.params.add(""), EKind.STR)
-        return Expr("(" + " + ".join(p[0] for p in parts if p is not None) + ")", EKind.STR)
+        text = "(" + " + ".join(p[0] for p in parts if p is not None) + ")"
+        tags = [p[1] for p in parts if p is not None]
+        if "''" in tags:
+            return Expr(text, EKind.STR)
+        # SPARQL 1.1 §17.4.3.12: the tag of the arguments where they all have the same one
+        same = " AND ".join(f"{t} = {tags[0]}" for t in tags[1:]) or "true"
+        return encoded.retag(self, self.bind(f"(CASE WHEN {same} THEN {tags[0]} ELSE '' END)"), text)
 
-    def ascii_string(self, arg: Any) -> str | None:
-        """The plain string ``arg`` (null for anything else, an error) where it is ASCII; a non-ASCII one stops the
-        statement (FalkorDB's case mappings are not Unicode's: ``toUpper('ß')`` is ``'ẞ'``, XPath's ``'SS'``), as
-        an encoded literal does (:meth:`string_parts`). ``None`` when it is never a string."""
+    def ascii_string(self, arg: Any) -> tuple[str, str] | None:
+        """The lexical form and tag of the string ``arg`` (:meth:`string_parts`; null for anything else, an error)
+        where it is ASCII; a non-ASCII one stops the statement (FalkorDB's case mappings are not Unicode's:
+        ``toUpper('ß')`` is ``'ẞ'``, XPath's ``'SS'``). ``None`` when it is never a string."""
         if not isinstance(arg, Variable | Literal):
             # FalkorDB took seconds a row when the regex's operand held a run-time check (UCASE(SUBSTR(?n, 1, 2)))
             raise Unsupported("UCASE, LCASE or SUBSTR of an expression (only of a variable or a constant)")
@@ -588,14 +600,16 @@ class Compiler:
         if parts is None:
             return None
         p = self.params.add("^[\t\n\r -~]*\\z")  # printable ASCII
-        raw = self.compile(arg).text  # unguarded: the check above, inside the regex, took seconds a row
+        # the lexical form (bound in a step) where the encoding is known, else the raw value: unguarded, as the
+        # check above inside the regex took seconds a row
+        raw = parts[0] if self.encoding is not None else self.compile(arg).text
         refuse = self.refusal(f"size(string.matchRegEx(toString(coalesce({raw}, '')), {p})) = 0")
-        return self.guarded(refuse, parts[0])
+        return self.guarded(refuse, parts[0]), parts[1]
 
     def case_map(self, e: Any, fn: str) -> Expr:
         """UCASE, LCASE of an ASCII plain string."""
-        x = self.ascii_string(e.arg)
-        return NULL if x is None else Expr(f"{fn}({x})", EKind.STR)
+        got = self.ascii_string(e.arg)
+        return NULL if got is None else encoded.retag(self, got[1], f"{fn}({got[0]})")
 
     def substr(self, e: Any) -> Expr:
         """SUBSTR of an ASCII plain string with integer constants (XPath fn:substring: the characters at 1-based
@@ -608,13 +622,14 @@ class Compiler:
             raise Unsupported("SUBSTR with a start or length past 2^52")
         start = bounds[0]
         first = max(start, 1)
-        x = self.ascii_string(e.arg)
-        if x is None:
+        got = self.ascii_string(e.arg)
+        if got is None:
             return NULL
+        x, tag = got
         if e.length is None:
-            return Expr(f"substring({x}, {self.params.add(first - 1)})", EKind.STR)
+            return encoded.retag(self, tag, f"substring({x}, {self.params.add(first - 1)})")
         count = max(start + bounds[1] - first, 0)
-        return Expr(f"substring({x}, {self.params.add(first - 1)}, {self.params.add(count)})", EKind.STR)
+        return encoded.retag(self, tag, f"substring({x}, {self.params.add(first - 1)}, {self.params.add(count)})")
 
     def rounding(self, e: Any, fn: str) -> Expr:
         """ABS, CEIL, FLOOR, ROUND of a variable or constant: an integer's (ABS: Cypher's ``abs``; the others: the
@@ -654,6 +669,8 @@ class Compiler:
         x = self.compile(e.arg)
         if x.kind not in VALUES:
             return NULL
+        if x.kind is EKind.VALUE and self.encoding is not None:
+            return encoded.datatype(self, x)
         names = {
             t: self.params.add(d)
             for t, d in (
@@ -730,8 +747,13 @@ def _is_float(x: str) -> str:
 
 
 #: Term tests answered from a tagged term's tag (bound: whether it is there).
-_TERM_TESTS = {"Builtin_BOUND": "", "Builtin_isIRI": IRI_TAG, "Builtin_isURI": IRI_TAG, "Builtin_isBLANK": BNODE_TAG,
-               "Builtin_isLITERAL": LITERAL_TAG}
+_TERM_TESTS = {
+    "Builtin_BOUND": "",
+    "Builtin_isIRI": IRI_TAG,
+    "Builtin_isURI": IRI_TAG,
+    "Builtin_isBLANK": BNODE_TAG,
+    "Builtin_isLITERAL": LITERAL_TAG,
+}
 
 #: Where an IRI or blank node operand is not simply an error (so a tagged term cannot be read as a literal's value):
 #: RDF term equality, sameTerm, STR, isNumeric (false), IF and COALESCE (which return it).
@@ -779,6 +801,8 @@ _HANDLERS: dict[str, Callable[[Compiler, Any], Expr]] = {
     "Builtin_STRSTARTS": lambda c, e: c.string_test(e, "STARTS WITH"),
     "Builtin_STRENDS": lambda c, e: c.string_test(e, "ENDS WITH"),
     "Builtin_CONCAT": Compiler.concat,
+    "Builtin_STRLANG": encoded.strlang,
+    "Builtin_STRDT": encoded.strdt,
     "Builtin_UCASE": lambda c, e: c.case_map(e, "toUpper"),
     "Builtin_LCASE": lambda c, e: c.case_map(e, "toLower"),
     "Builtin_SUBSTR": Compiler.substr,

@@ -27,6 +27,7 @@ Only ``STARTS WITH``, ``substring`` after a fixed prefix (with an explicit lengt
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -54,6 +55,24 @@ class Encoding:
     decimal: str  # the prefix of an xsd:decimal value, before its lexical form
     lang: str  # the head of a language-tagged value, before its tag
     typed: str  # the head of a typed value, before its datatype IRI
+    lang_sep: str  # what ends the tag
+    typed_sep: str  # what ends the datatype IRI
+
+    def lang_regex(self) -> str:
+        """A regex (RE2) matching a language-tagged value: groups 1 and 2 are its tag and lexical form."""
+        return _parts_regex(self.lang, self.lang_sep)
+
+    def typed_regex(self) -> str:
+        """A regex matching a typed value (and, where the heads overlap, a language-tagged one: test that first):
+        groups 1 and 2 are its datatype IRI and lexical form."""
+        return _parts_regex(self.typed, self.typed_sep)
+
+    def tagged(self, tag: str, lexical: str, params: Params) -> str:
+        """The value of the language-tagged literal with the tag and lexical form of the Cypher strings given."""
+        return f"({params.add(self.lang)} + {tag} + {params.add(self.lang_sep)} + {lexical})"
+
+    def typed_prefix(self, datatype: str) -> str:
+        return self.typed + datatype + self.typed_sep
 
     def lexical(self, s: str, params: Params) -> str:
         """What follows the decimal prefix in the string ``s`` (never null: ``coalesce(toString(x), '')``); its
@@ -92,11 +111,17 @@ def encoding(mapping: Mapping) -> Encoding | None:
     decimal = _prefix(mapping, lambda lex: ox.Literal(lex, datatype=ox.NamedNode(XSD_DECIMAL)))
     lang = _head(mapping, [(t, ox.Literal("0", language=t)) for t in ("en", "fr")])
     typed = _head(mapping, [(d, ox.Literal("0", datatype=ox.NamedNode(d))) for d in ("http://a.example/A", "urn:b:B")])
-    if decimal is None or lang is None or typed is None or not lang or not typed:
+    if decimal is None or lang is None or typed is None or not lang[0] or not typed[0]:
         return None
-    if not decimal.startswith(typed + XSD_DECIMAL):
+    lang_head, lang_sep = lang
+    typed_head, typed_sep = typed
+    if decimal != typed_head + XSD_DECIMAL + typed_sep or lang_head.startswith(typed_head + "http"):
         return None
-    return Encoding(decimal, lang, typed)
+    return Encoding(decimal, lang_head, typed_head, lang_sep, typed_sep)
+
+
+def _parts_regex(head: str, sep: str) -> str:
+    return "(?s)^" + re.escape(head) + "([^" + re.escape(sep) + "]*)" + re.escape(sep) + r"(.*)\z"
 
 
 def _prefix(mapping: Mapping, make: Callable[[str], ox.Literal]) -> str | None:
@@ -109,9 +134,9 @@ def _prefix(mapping: Mapping, make: Callable[[str], ox.Literal]) -> str | None:
     return a[:-1]
 
 
-def _head(mapping: Mapping, cases: list[tuple[str, ox.Literal]]) -> str | None:
-    """The common head of the values of ``cases`` (each: the name it holds, the literal), when each value is the
-    head, the name, one separator (the same for all) and the lexical form ``0``."""
+def _head(mapping: Mapping, cases: list[tuple[str, ox.Literal]]) -> tuple[str, str] | None:
+    """The common head and separator of the values of ``cases`` (each: the name it holds, the literal), when each
+    value is the head, the name, one separator (the same for all, one character) and the lexical form ``0``."""
     try:
         values = [mapping.to_value(lit) for _, lit in cases]
     except Exception:  # noqa: BLE001
@@ -123,4 +148,5 @@ def _head(mapping: Mapping, cases: list[tuple[str, ox.Literal]]) -> str | None:
     seps = {s[len(head) + len(name) :] for s, (name, _) in zip(strs, cases, strict=True)}
     if any(not s[len(head) :].startswith(name) for s, (name, _) in zip(strs, cases, strict=True)):
         return None
-    return head if len(seps) == 1 and "" not in seps else None
+    sep = seps.pop() if len(seps) == 1 else ""
+    return (head, sep) if len(sep) == 1 else None

@@ -55,6 +55,38 @@ QUERIES = [
     ("SELECT ?x WHERE { ?x :w ?v FILTER(?v = 3) }", False),
     ("SELECT ?x WHERE { ?x :w ?v FILTER(?v != 3) }", False),
     ("SELECT ?x ?b WHERE { ?x :w ?v BIND(?v = 'chat' AS ?b) }", False),
+    # taken apart and built back (encoded.py)
+    ("SELECT ?x ?l ?t WHERE { ?x :w ?v BIND(LANG(?v) AS ?l) BIND(STR(?v) AS ?t) }", False),
+    (
+        "SELECT ?x ?l ?t WHERE { { SELECT ?x ?v { ?x :n ?v FILTER(?x != :f) } } BIND(LANG(?v) AS ?l) "
+        "BIND(STR(?v) AS ?t) }",
+        False,
+    ),
+    (
+        "SELECT ?x WHERE { { ?x :w ?v } UNION { ?x :n ?v } FILTER(datatype(?v) IN (:t, xsd:integer, xsd:decimal, "
+        "<http://www.w3.org/1999/02/22-rdf-syntax-ns#langString>)) }",
+        False,
+    ),
+    (
+        "SELECT ?x WHERE { { ?x :w ?v } UNION { ?x :n ?v } FILTER(datatype(?v) != :t && datatype(?v) != xsd:string) }",
+        False,
+    ),
+    ("SELECT ?x WHERE { ?x :w ?v FILTER(langMatches(lang(?v), 'EN') || lang(?v) = 'fr') }", False),
+    ("SELECT ?x ?y ?c WHERE { ?x :w ?v . ?y :w ?u BIND(CONCAT(?v, ?u) AS ?c) }", False),
+    ("SELECT ?x ?y ?c WHERE { ?x :w ?v . ?y :w ?u BIND(CONCAT(?v, ' ', ?u, '') AS ?c) }", False),
+    (
+        "SELECT ?x ?u ?l ?n ?s WHERE { ?x :w ?v BIND(UCASE(?v) AS ?u) BIND(LCASE(?v) AS ?l) BIND(STRLEN(?v) AS ?n) "
+        "BIND(SUBSTR(?v, 2, 2) AS ?s) }",
+        False,
+    ),
+    ("SELECT ?x WHERE { ?x :w ?v FILTER(CONTAINS(?v, 'ha') && STRSTARTS(?v, 'c') && STRENDS(?v, 't')) }", False),
+    (
+        "SELECT ?x ?a ?b ?c ?d WHERE { ?x :w ?v BIND(STRLANG(STR(?v), 'en-GB') AS ?a) BIND(STRDT(STR(?v), :t) AS ?b) "
+        "BIND(STRLANG(?v, 'de') AS ?c) BIND(STRDT(?v, xsd:string) AS ?d) }",
+        False,
+    ),
+    ("SELECT ?x ?y WHERE { ?x :w ?v . ?y :w ?u FILTER(STRLANG(STR(?v), 'en') = ?u) }", False),
+    ("SELECT ?x ?y WHERE { ?x :w ?v . ?y :w ?u FILTER(STRDT(STR(?v), :t) = ?u) }", False),
 ]
 
 REFUSED_AT_RUN_TIME = [

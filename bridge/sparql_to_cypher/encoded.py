@@ -1,0 +1,159 @@
+"""String functions on encoded literals (``literals``' encoding, read off the mapping): a language-tagged or typed
+value taken apart by one regex (``string.matchRegEx``, bound in a step) into its tag or datatype IRI and its
+lexical form, and built back by concatenation (STRLANG, STRDT, and the tag a string function keeps: SPARQL 1.1
+§17.4.3). Every result is the term Oxigraph gives: a language tag with a base direction (``en--ltr``), an
+``xsd:string`` kept encoded and a STRDT the store would normalise stop the statement or are refused."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import pyoxigraph as ox
+from rdflib import Literal, URIRef
+from rdflib.namespace import XSD
+
+from hybridkg.bridge.sparql_to_cypher.expr import NULL, XSD_BOOLEAN, XSD_DOUBLE, XSD_INTEGER, XSD_STRING, EKind, Expr
+from hybridkg.bridge.sparql_to_cypher.literals import RDF_NS, XSD_NS
+from hybridkg.errors import Unsupported
+
+if TYPE_CHECKING:
+    from hybridkg.bridge.sparql_to_cypher.functions import Compiler
+
+RDF_LANG_STRING = RDF_NS + "langString"
+_SIMPLE_TAG = re.compile(r"[A-Za-z]{1,8}(-[A-Za-z0-9]{1,8})*\Z")
+
+
+@dataclass(frozen=True)
+class Parts:
+    s: str  # the value's string (``''`` for null)
+    plain: str  # whether it is a plain string
+    lang: str  # whether it is a language-tagged string (then ``lm[0][1]`` is its tag, ``lm[0][2]`` its lexical form)
+    lm: str
+    tm: str  # its match as a typed value (``tm[0][1]`` the datatype IRI; test ``lang`` first)
+
+
+def parts(c: Compiler, x: Expr) -> Parts:
+    """The parts of the value ``x``, the string and matches each bound in a step."""
+    from hybridkg.bridge.sparql_to_cypher.functions import PlainStrings
+
+    enc = c.encoding
+    assert enc is not None
+    assert isinstance(c.mapping, PlainStrings)
+    s = c.bind(f"coalesce(toString({x.text}), '')")
+    lm = c.bind(f"string.matchRegEx({s}, {c.params.add(enc.lang_regex())})")
+    tm = c.bind(f"string.matchRegEx({s}, {c.params.add(enc.typed_regex())})")
+    is_str = f"typeOf({x.text}) = 'String'"
+    plain = f"({is_str} AND {c.mapping.plain_string(s)})"
+    return Parts(s, plain, f"({is_str} AND NOT {plain} AND size({lm}) > 0)", lm, tm)
+
+
+def string_parts(c: Compiler, x: Expr) -> tuple[str, str]:
+    """The lexical form and tag (``''`` for none) of a plain or language-tagged string, null for any other value
+    (an error for the string functions); an xsd:string kept encoded or a tag with a base direction stops the
+    statement."""
+    enc = c.encoding
+    assert enc is not None
+    p = parts(c, x)
+    s, plain, lang, lm = p.s, p.plain, p.lang, p.lm
+    lexical = f"(CASE WHEN {plain} THEN {s} WHEN {lang} THEN {lm}[0][2] END)"
+    tag = c.bind(f"(CASE WHEN {plain} THEN '' WHEN {lang} THEN {lm}[0][1] END)")
+    typed, string = c.params.add(enc.typed), c.params.add(enc.typed_prefix(XSD_STRING))
+    stop = c.refusal(
+        f"typeOf({x.text}) = 'String' AND NOT {plain} AND ({lang} AND {tag} CONTAINS '--' OR NOT {lang} AND "
+        f"(NOT {s} STARTS WITH {typed} OR {s} STARTS WITH {string}))"
+    )
+    return c.bind(c.guarded(stop, lexical)), tag
+
+
+def lang(c: Compiler, x: Expr) -> Expr:
+    p = parts(c, x)
+    text = f"(CASE WHEN {x.text} IS NULL THEN null WHEN {p.lang} THEN {p.lm}[0][1] ELSE '' END)"
+    stop = c.refusal(f"{p.lang} AND {p.lm}[0][1] CONTAINS '--'")
+    return Expr(c.guarded(stop, text), EKind.STR)
+
+
+def str_(c: Compiler, x: Expr) -> Expr:
+    """STR of a value: a plain string itself, an encoded literal's lexical form, an integer's or boolean's
+    ``toString``; a double (its canonical form is not Cypher's) and an xsd:string kept encoded stop the
+    statement."""
+    p = parts(c, x)
+    s, plain, lang_, lm, tm = p.s, p.plain, p.lang, p.lm, p.tm
+    t = f"typeOf({x.text})"
+    typed = f"({t} = 'String' AND size({tm}) > 0)"
+    text = (
+        f"(CASE WHEN {x.text} IS NULL THEN null WHEN {plain} THEN {s} WHEN {lang_} THEN {lm}[0][2] "
+        f"WHEN {typed} THEN {tm}[0][2] WHEN {t} IN ['Integer', 'Boolean'] THEN {s} END)"
+    )
+    stop = c.refusal(f"{t} = 'Float' OR {t} = 'String' AND NOT {plain} AND NOT {lang_} AND NOT {typed}")
+    return Expr(c.guarded(stop, text), EKind.STR)
+
+
+def datatype(c: Compiler, x: Expr) -> Expr:
+    parts_ = parts(c, x)
+    plain, lang_, lm, tm = parts_.plain, parts_.lang, parts_.lm, parts_.tm
+    t = f"typeOf({x.text})"
+    p = c.params.add
+    typed = f"({t} = 'String' AND size({tm}) > 0)"
+    text = (
+        f"(CASE WHEN {t} = 'Integer' THEN {p(XSD_INTEGER)} WHEN {t} = 'Float' THEN {p(XSD_DOUBLE)} "
+        f"WHEN {t} = 'Boolean' THEN {p(XSD_BOOLEAN)} WHEN {plain} THEN {p(XSD_STRING)} "
+        f"WHEN {lang_} THEN {p(RDF_LANG_STRING)} WHEN {typed} THEN {tm}[0][1] END)"
+    )
+    stop = c.refusal(
+        f"{t} = 'String' AND NOT {plain} AND ({lang_} AND {lm}[0][1] CONTAINS '--' OR NOT {lang_} AND NOT {typed})"
+    )
+    return Expr(c.guarded(stop, text), EKind.IRI)
+
+
+def retag(c: Compiler, tag: str, text: str) -> Expr:
+    """The string ``text`` with the language tag ``tag`` (a plain string where the tag is ``''``)."""
+    if tag == "''":
+        return Expr(text, EKind.STR)
+    enc = c.encoding
+    assert enc is not None
+    return Expr(f"(CASE WHEN {tag} = '' THEN {text} ELSE {enc.tagged(tag, text, c.params)} END)", EKind.VALUE)
+
+
+def strlang(c: Compiler, e: Any) -> Expr:
+    """STRLANG of a plain string and a constant simple language tag (lower-cased, as Oxigraph keeps it)."""
+    enc = c.encoding
+    tag = e.arg2
+    if not isinstance(tag, Literal) or tag.language or str(tag.datatype or XSD.string) != XSD_STRING:
+        raise Unsupported("STRLANG with a tag other than a constant string")
+    if not _SIMPLE_TAG.match(str(tag)):
+        raise Unsupported(f"STRLANG with the tag {str(tag)!r} (only simple language tags are translated)")
+    low = str(tag).lower()
+    if enc is None or c.mapping.to_value(ox.Literal("x", language=low)) != enc.lang + low + enc.lang_sep + "x":
+        raise Unsupported("STRLANG where the mapping's encoding of language-tagged strings is not known")
+    got = c.string_parts(e.arg1)
+    if got is None:
+        return NULL
+    lexical, t = got
+    return Expr(f"(CASE WHEN {t} = '' THEN {enc.tagged(c.params.add(low), lexical, c.params)} END)", EKind.VALUE)
+
+
+def strdt(c: Compiler, e: Any) -> Expr:
+    """STRDT of a plain string and a constant datatype: xsd:string (the string itself) or a datatype outside the
+    XSD and RDF namespaces (kept as written); others are refused (the store normalises ``"1.50"^^xsd:decimal`` to
+    ``1.5``)."""
+    enc = c.encoding
+    iri = e.arg2
+    if not isinstance(iri, URIRef):
+        raise Unsupported("STRDT with a datatype other than a constant IRI")
+    dt = str(iri)
+    got = c.string_parts(e.arg1)
+    if dt == XSD_STRING:
+        return NULL if got is None else Expr(f"(CASE WHEN {got[1]} = '' THEN {got[0]} END)", EKind.STR)
+    opaque = not dt.startswith((XSD_NS, RDF_NS)) and " " not in dt
+    if (
+        enc is None
+        or not opaque
+        or c.mapping.to_value(ox.Literal("x", datatype=ox.NamedNode(dt))) != (enc.typed_prefix(dt) + "x")
+    ):
+        raise Unsupported(f"STRDT to <{dt}> (only xsd:string and datatypes outside the XSD and RDF namespaces)")
+    if got is None:
+        return NULL
+    lexical, t = got
+    return Expr(f"(CASE WHEN {t} = '' THEN {c.params.add(enc.typed_prefix(dt))} + {lexical} END)", EKind.VALUE)
