@@ -37,7 +37,7 @@ from hybridkg.bridge.sparql_to_cypher.aggregates import aggregate
 from hybridkg.bridge.sparql_to_cypher.bgp import bgp
 from hybridkg.bridge.sparql_to_cypher.functions import Compiler, EKind, to_oxigraph
 from hybridkg.bridge.sparql_to_cypher.modifiers import solution
-from hybridkg.bridge.sparql_to_cypher.query import Sort
+from hybridkg.bridge.sparql_to_cypher.query import IRI_TAG, LITERAL_TAG, Sort
 from hybridkg.bridge.sparql_to_cypher.scope import (
     Binding,
     Scope,
@@ -242,7 +242,15 @@ class Planner:
             is_iri = any(isinstance(dict((str(k), v) for k, v in r.items()).get(n), URIRef) for r in node.res)
             has_undef = any(c is None for c in col)
             cell = f"{one}[{i}]"
-            if is_iri:
+            if n in row and row[n].sort is Sort.TERM:
+                # a term of unknown kind (a tagged list): the cells become tagged lists, compared by list equality
+                if not row[n].certain:
+                    raise Unsupported(f"VALUES joined on ?{n}, which may be unbound")
+                for r, cells in zip(node.res, table, strict=True):
+                    cells[i] = self.tagged_cell(dict((str(k), v) for k, v in r.items()).get(n), cells[i])
+                conds.append(f"({cell} IS NULL OR {cypher(n)} = {cell})")
+                own[n] = Binding(Sort.TERM, not has_undef)
+            elif is_iri:
                 if n not in row or row[n].sort is not Sort.NODE or not row[n].certain:
                     raise Unsupported(f"VALUES binding IRIs to ?{n}, which no earlier pattern binds to a node")
                 conds.append(f"({cell} IS NULL OR {emit.uri_of(cypher(n))} = {cell})")
@@ -259,6 +267,15 @@ class Planner:
         out.append(emit.with_clause([*carried(row), one], where=" AND ".join(conds) or None))
         out.append(emit.with_clause(carried(row), new))
         return own
+
+    @staticmethod
+    def tagged_cell(term: Any, cell: Any) -> list[Any] | None:
+        """A VALUES cell as a term of unknown kind holds it (``query.Sort.TERM``)."""
+        if cell is None:
+            return None
+        if isinstance(term, URIRef):
+            return [IRI_TAG, cell]
+        return [LITERAL_TAG, emit.type_name(cell), cell]
 
     def value_cell(self, term: Any) -> Any:
         if term is None or term == "UNDEF":
