@@ -157,3 +157,36 @@ def strdt(c: Compiler, e: Any) -> Expr:
         return NULL
     lexical, t = got
     return Expr(f"(CASE WHEN {t} = '' THEN {c.params.add(enc.typed_prefix(dt))} + {lexical} END)", EKind.VALUE)
+
+
+#: Oxigraph's canonical xsd:decimal lexical form (what the store gives back): no exponent, no leading zeros, no
+#: trailing fraction zeros, no "-0"; an integral value without a point.
+CANONICAL_DECIMAL = r"^(0|-?[1-9][0-9]*|-?0\.[0-9]*[1-9]|-?[1-9][0-9]*\.[0-9]*[1-9])\z"
+
+
+def rounding(c: Compiler, x: Expr, fn: str) -> Expr:
+    """ABS, CEIL, FLOOR, ROUND of a value, exact decimals included (``literals``): ABS of a decimal in canonical form
+    is its lexical form without the sign; CEIL, FLOOR, ROUND (XPath: halves toward positive infinity) of one are the
+    integer its double gives (exact below 10^15 with at most 15 significant digits), written as a decimal. Integers
+    as before; a double stops CEIL, FLOOR and ROUND; other encoded literals stop the statement, other values are an
+    error."""
+    enc = c.encoding
+    assert enc is not None
+    k, number, lexical = c.wide_parts(x)
+    t = f"typeOf({x.text})"
+    dec = c.params.add(enc.decimal)
+    if fn == "abs":
+        tail = f"substring({lexical}, 1, abs(size({lexical}) - 1))"
+        unsigned = f"(CASE WHEN {lexical} STARTS WITH '-' THEN {tail} ELSE {lexical} END)"
+        canonical = c.params.add(CANONICAL_DECIMAL)
+        native = f"WHEN {t} IN ['Integer', 'Float'] THEN abs({number})"
+        decimal = f"{dec} + {c.bind(unsigned)}"
+        stop = f"{k} = 'x' OR {k} = 'd' AND size(string.matchRegEx({lexical}, {canonical})) = 0"
+    else:
+        whole = {"ceil": f"ceil({number})", "floor": f"floor({number})", "round": f"floor({number} + 0.5)"}[fn]
+        native = f"WHEN {t} = 'Integer' THEN {x.text}"
+        integral = c.bind(f"(CASE {k} WHEN 'd' THEN {whole} END)")
+        decimal = f"{dec} + toString(toInteger({integral}))"
+        stop = f"{k} = 'x' OR {t} = 'Float'"
+    text = f"(CASE {native} WHEN {k} = 'd' THEN {decimal} END)"
+    return Expr(c.guarded(c.refusal(stop), text), EKind.VALUE)

@@ -345,16 +345,21 @@ class Compiler:
         language-tagged, opaque, other) and its number (an exact decimal's ``toFloat``; null unless of class
         ``'n'`` or ``'d'``), each bound in a step (the class reads the operand's string and lexical form, each bound
         first, so that no step nests deeply)."""
+        k, number, _ = self.wide_parts(x)
+        return k, number
+
+    def wide_parts(self, x: Expr) -> tuple[str, str, str]:
+        """:meth:`wide_class`, and the lexical form of an exact decimal (``''`` for an operand of static class)."""
         static = {EKind.NUM: "'n'", EKind.STR: "'s'", EKind.BOOL: "'b'"}
         if x.kind in static:
-            return static[x.kind], x.text
+            return static[x.kind], x.text, "''"
         enc = self.encoding
         assert enc is not None
         s = self.bind(f"coalesce(toString({x.text}), '')")
         lexical = self.bind(enc.lexical(s, self.params))
         plain = self.mapping.plain_string(s) if isinstance(self.mapping, PlainStrings) else "false"
         klass = self.bind(enc.klass(x.text, s, lexical, plain, self.params))
-        return klass, self.bind(enc.number(x.text, klass, lexical))
+        return klass, self.bind(enc.number(x.text, klass, lexical)), lexical
 
     def bind(self, text: str) -> str:
         """A variable bound to ``text`` in a step before the clause being written (as :meth:`shallow`, at any
@@ -640,6 +645,8 @@ class Compiler:
         x = self.compile(e.arg)
         if x.kind not in VALUES:
             return NULL
+        if x.kind is EKind.VALUE and self.encoding is not None:
+            return encoded.rounding(self, x, fn)
         t = f"typeOf({x.text})"
         if fn == "abs":
             text = f"(CASE WHEN {t} IN ['Integer', 'Float'] THEN abs({_num(x.text)}) END)"

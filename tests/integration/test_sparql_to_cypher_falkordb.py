@@ -163,6 +163,7 @@ QUERIES: list[tuple[str, bool]] = [
     # language-tagged strings taken apart and built back (encoded.py)
     ("SELECT ?s ?c WHERE { ?s :label ?l BIND(CONCAT(?l, 'x') AS ?c) }", False),
     ("SELECT ?u WHERE { ?s :label ?w BIND(LCASE(?w) AS ?u) }", False),
+    ("SELECT ?r ?c WHERE { ?s :weight ?w BIND(ABS(?w) AS ?r) BIND(CEIL(?w) AS ?c) }", False),
 ]
 
 # queries whose translation must stop on the data (an encoded literal reaches a comparison)
@@ -178,7 +179,7 @@ REFUSED_AT_RUN_TIME = [
     "SELECT ?u WHERE { ?s :word ?w BIND(UCASE(?w) AS ?u) }",
     "SELECT ?u WHERE { ?s :word ?w BIND(SUBSTR(?w, 1, 2) AS ?u) }",
     "SELECT ?r WHERE { ?s :height ?h BIND(ROUND(?h) AS ?r) }",
-    "SELECT ?r WHERE { ?s :weight ?w BIND(ABS(?w) AS ?r) }",
+    "SELECT ?r WHERE { ?s :born ?w BIND(ABS(?w) AS ?r) }",
     "SELECT ?i WHERE { ?s :height ?v BIND(xsd:integer(?v) AS ?i) }",
 ]
 

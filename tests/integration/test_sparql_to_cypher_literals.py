@@ -29,6 +29,7 @@ DATA = """
 @prefix xsd: <http://www.w3.org/2001/XMLSchema#> .
 :a :n "1.5"^^xsd:decimal . :b :n 2 . :c :n "10.25"^^xsd:decimal . :d :n "9.75"^^xsd:decimal .
 :e :n "2.0"^^xsd:decimal . :f :n "1.0e0"^^xsd:double . :g :n "-0.5"^^xsd:decimal . :h :n 11 .
+:u :n "-2.5"^^xsd:decimal . :v :n "-10.25"^^xsd:decimal .
 :i :w "chat"@en . :j :w "chat"@fr . :k :w "chat" . :l :w "chat"^^:t . :m :w "chat"^^:u . :o :w "chat"@en .
 :p :w 3 . :q :w "3"^^:t .
 :r :long "0.1234567890123456"^^xsd:decimal . :s :long 9007199254740993 .
@@ -88,6 +89,12 @@ QUERIES = [
     ),
     ("SELECT ?x ?y WHERE { ?x :w ?v . ?y :w ?u FILTER(STRLANG(STR(?v), 'en') = ?u) }", False),
     ("SELECT ?x ?y WHERE { ?x :w ?v . ?y :w ?u FILTER(STRDT(STR(?v), :t) = ?u) }", False),
+    (
+        "SELECT ?x ?a ?c ?f ?r WHERE { { SELECT ?x ?v { ?x :n ?v FILTER(?x != :f) } } BIND(ABS(?v) AS ?a) "
+        "BIND(CEIL(?v) AS ?c) BIND(FLOOR(?v) AS ?f) BIND(ROUND(?v) AS ?r) }",
+        False,
+    ),
+    ("SELECT ?x WHERE { ?x :n ?v FILTER(ABS(?v) > 2 && ABS(?v) < 10.5e0) }", False),
     # VALUES joined with terms of unknown kind (tagged lists): IRIs, literals of each kind
     ("SELECT ?x ?p ?v WHERE { ?x ?p ?v } VALUES ?v { 'chat' 3 'chat'@en '3'^^:t :b }", False),
     ("SELECT ?x ?p ?v WHERE { ?x ?p ?v } VALUES (?p ?v) { (:w 'chat'@fr) (:n 2) (:nothere 3) }", False),
@@ -99,6 +106,7 @@ REFUSED_AT_RUN_TIME = [
     "SELECT ?s WHERE { ?s :w ?v FILTER(?v < 'd') }",  # language-tagged strings are not ordered
     "SELECT ?v WHERE { ?s :w ?v } ORDER BY ?v",
     "SELECT ?x WHERE { ?x :w ?v FILTER(?v > 2) }",
+    "SELECT ?r WHERE { ?x :n ?v BIND(ROUND(?v) AS ?r) }",  # a double
     "SELECT ?s WHERE { ?s :when ?v FILTER(?v = 'x') }",  # a date
 ]
 
