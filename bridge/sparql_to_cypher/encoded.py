@@ -76,17 +76,24 @@ def lang(c: Compiler, x: Expr) -> Expr:
 
 def str_(c: Compiler, x: Expr) -> Expr:
     """STR of a value: a plain string itself, an encoded literal's lexical form, an integer's or boolean's
-    ``toString``; a double (its canonical form is not Cypher's) and an xsd:string kept encoded stop the
-    statement."""
+    ``toString``, an integral double's below 10^15 as an integer (Oxigraph writes 1.0E0 as ``1``); another double
+    (its shortest digits are not Cypher's ``toString``) and an xsd:string kept encoded stop the statement."""
     p = parts(c, x)
     s, plain, lang_, lm, tm = p.s, p.plain, p.lang, p.lm, p.tm
     t = f"typeOf({x.text})"
     typed = f"({t} = 'String' AND size({tm}) > 0)"
+    fl = c.bind(f"(CASE WHEN {t} = 'Float' THEN {x.text} END)")
     text = (
         f"(CASE WHEN {x.text} IS NULL THEN null WHEN {plain} THEN {s} WHEN {lang_} THEN {lm}[0][2] "
-        f"WHEN {typed} THEN {tm}[0][2] WHEN {t} IN ['Integer', 'Boolean'] THEN {s} END)"
+        f"WHEN {typed} THEN {tm}[0][2] WHEN {t} IN ['Integer', 'Boolean'] THEN {s} "
+        f"WHEN {fl} IS NOT NULL THEN toString(toInteger({fl})) END)"
     )
-    stop = c.refusal(f"{t} = 'Float' OR {t} = 'String' AND NOT {plain} AND NOT {lang_} AND NOT {typed}")
+    # a double's lexical form in the store is its shortest digits (values.double_lexical); Cypher's toString
+    # writes six decimals, so only integral doubles below 10^15 (written without a point) are translated
+    stop = c.refusal(
+        f"{fl} IS NOT NULL AND ({fl} <> floor({fl}) OR abs({fl}) >= 1.0e15) "
+        f"OR {t} = 'String' AND NOT {plain} AND NOT {lang_} AND NOT {typed}"
+    )
     return Expr(c.guarded(stop, text), EKind.STR)
 
 

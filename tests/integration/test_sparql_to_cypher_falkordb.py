@@ -164,6 +164,7 @@ QUERIES: list[tuple[str, bool]] = [
     ("SELECT ?s ?c WHERE { ?s :label ?l BIND(CONCAT(?l, 'x') AS ?c) }", False),
     ("SELECT ?u WHERE { ?s :label ?w BIND(LCASE(?w) AS ?u) }", False),
     ("SELECT ?r ?c WHERE { ?s :weight ?w BIND(ABS(?w) AS ?r) BIND(CEIL(?w) AS ?c) }", False),
+    ("SELECT ?s ?x WHERE { ?s :age ?a BIND(STR(?a) AS ?x) }", False),  # dave's 3.0E1 is "30"
 ]
 
 # queries whose translation must stop on the data (an encoded literal reaches a comparison)
