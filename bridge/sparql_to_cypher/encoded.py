@@ -116,10 +116,9 @@ def datatype(c: Compiler, x: Expr) -> Expr:
 
 def retag(c: Compiler, tag: str, text: str) -> Expr:
     """The string ``text`` with the language tag ``tag`` (a plain string where the tag is ``''``)."""
-    if tag == "''":
-        return Expr(text, EKind.STR)
     enc = c.encoding
-    assert enc is not None
+    if tag == "''" or enc is None:  # without the encoding, strings are plain ones (the others stop the statement)
+        return Expr(text, EKind.STR)
     return Expr(f"(CASE WHEN {tag} = '' THEN {text} ELSE {enc.tagged(tag, text, c.params)} END)", EKind.VALUE)
 
 
@@ -197,3 +196,34 @@ def rounding(c: Compiler, x: Expr, fn: str) -> Expr:
         stop = f"{k} = 'x' OR {t} = 'Float'"
     text = f"(CASE {native} WHEN {k} = 'd' THEN {decimal} END)"
     return Expr(c.guarded(c.refusal(stop), text), EKind.VALUE)
+
+
+def before_after(c: Compiler, e: Any, after: bool) -> Expr:
+    """STRBEFORE, STRAFTER (SPARQL 1.1 §17.4.3.7-8): an error unless the arguments are compatible; where the second
+    occurs in the first, the part before (after) its first occurrence with the first's tag, else ``""``. Through
+    ``split`` (FalkorDB has no ``indexOf``) and a three-argument ``substring``."""
+    a, b = c.string_parts(e.arg1), c.string_parts(e.arg2)
+    if a is None or b is None:
+        return NULL
+    (la, ta), (lb, tb) = a, b
+    la0, lb0 = c.bind(f"coalesce({la}, '')"), c.bind(f"coalesce({lb}, '')")
+    before = c.bind(f"(CASE WHEN {lb0} = '' THEN '' ELSE split({la0}, {lb0})[0] END)")
+    piece = substring(c, la0, c.bind(f"size({before}) + size({lb0})")) if after else before
+    found = retag(c, ta, piece)
+    text = (
+        f"(CASE WHEN {la} IS NULL OR {lb} IS NULL OR NOT ({tb} = '' OR {ta} = {tb}) THEN null "
+        f"WHEN {lb0} = '' OR {la0} CONTAINS {lb0} THEN {found.text} ELSE '' END)"
+    )
+    return Expr(text, found.kind)
+
+
+def substring(c: Compiler, x: str, offset: str, length: str | None = None) -> str:
+    """Cypher's ``substring(x, offset, length)`` (0-based, in code points), ``''`` past the end, null for null,
+    never asking FalkorDB for characters past the end of the string: there, its ``substring`` of a non-ASCII
+    string answered with other characters of it, or cut the end off (the two-argument form), on some runs."""
+    n = c.bind(f"size(coalesce({x}, ''))")
+    rest = f"{n} - {offset}"
+    count = rest if length is None else f"(CASE WHEN {length} < {rest} THEN {length} ELSE {rest} END)"
+    # abs(): a negative length is an error, and CASE evaluates every branch
+    cut = f"substring({x}, {offset}, abs({count}))"
+    return f"(CASE WHEN {x} IS NULL THEN null WHEN {offset} >= {n} THEN '' ELSE {cut} END)"

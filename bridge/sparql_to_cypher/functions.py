@@ -617,8 +617,10 @@ class Compiler:
         return NULL if got is None else encoded.retag(self, got[1], f"{fn}({got[0]})")
 
     def substr(self, e: Any) -> Expr:
-        """SUBSTR of an ASCII plain string with integer constants (XPath fn:substring: the characters at 1-based
-        positions p with start <= p < start + length), as Cypher's 0-based ``substring``."""
+        """SUBSTR of a string with integer constants (XPath fn:substring: the characters at 1-based positions p with
+        start <= p < start + length), as Cypher's 0-based ``substring`` of code points, the tag kept, never past the
+        end of the string (:func:`encoded.substring`). Where the encoding is unknown, only of an ASCII plain
+        string."""
         given = [_integer_constant(b) for b in [e.start] + ([e.length] if e.length is not None else [])]
         bounds = [b for b in given if b is not None]
         if len(bounds) < len(given):
@@ -627,14 +629,18 @@ class Compiler:
             raise Unsupported("SUBSTR with a start or length past 2^52")
         start = bounds[0]
         first = max(start, 1)
-        got = self.ascii_string(e.arg)
+        if self.encoding is not None:
+            if not isinstance(e.arg, Variable | Literal):
+                raise Unsupported("SUBSTR of an expression (only of a variable or a constant)")
+            got = self.string_parts(e.arg)
+        else:
+            got = self.ascii_string(e.arg)
         if got is None:
             return NULL
         x, tag = got
-        if e.length is None:
-            return encoded.retag(self, tag, f"substring({x}, {self.params.add(first - 1)})")
-        count = max(start + bounds[1] - first, 0)
-        return encoded.retag(self, tag, f"substring({x}, {self.params.add(first - 1)}, {self.params.add(count)})")
+        offset = self.params.add(first - 1)
+        count = None if e.length is None else self.params.add(max(start + bounds[1] - first, 0))
+        return encoded.retag(self, tag, encoded.substring(self, x, offset, count))
 
     def rounding(self, e: Any, fn: str) -> Expr:
         """ABS, CEIL, FLOOR, ROUND of a variable or constant: an integer's (ABS: Cypher's ``abs``; the others: the
@@ -809,6 +815,8 @@ _HANDLERS: dict[str, Callable[[Compiler, Any], Expr]] = {
     "Builtin_STRENDS": lambda c, e: c.string_test(e, "ENDS WITH"),
     "Builtin_CONCAT": Compiler.concat,
     "Builtin_STRLANG": encoded.strlang,
+    "Builtin_STRBEFORE": lambda c, e: encoded.before_after(c, e, after=False),
+    "Builtin_STRAFTER": lambda c, e: encoded.before_after(c, e, after=True),
     "Builtin_STRDT": encoded.strdt,
     "Builtin_UCASE": lambda c, e: c.case_map(e, "toUpper"),
     "Builtin_LCASE": lambda c, e: c.case_map(e, "toLower"),

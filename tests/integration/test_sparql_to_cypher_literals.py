@@ -34,6 +34,7 @@ DATA = """
 :p :w 3 . :q :w "3"^^:t .
 :r :long "0.1234567890123456"^^xsd:decimal . :s :long 9007199254740993 .
 :t :when "2001-01-01"^^xsd:date .
+:w1 :s "sab" . :w2 :s "abs"@en . :w3 :s "日本😀語s"@ja . :w4 :s "" . :w5 :s "ss"@en . :w6 :s "français" .
 """
 
 P = "PREFIX : <http://e/> PREFIX xsd: <http://www.w3.org/2001/XMLSchema#> "
@@ -95,6 +96,22 @@ QUERIES = [
         False,
     ),
     ("SELECT ?x WHERE { ?x :n ?v FILTER(ABS(?v) > 2 && ABS(?v) < 10.5e0) }", False),
+    # non-ASCII and non-BMP characters, edges of SUBSTR, STRBEFORE, STRAFTER (tags kept where found)
+    (
+        "SELECT ?x ?a ?b ?c ?d WHERE { ?x :s ?v BIND(SUBSTR(?v, 2) AS ?a) BIND(SUBSTR(?v, 2, 2) AS ?b) "
+        "BIND(SUBSTR(?v, 0, 3) AS ?c) BIND(SUBSTR(?v, 10) AS ?d) }",
+        False,
+    ),
+    (
+        "SELECT ?x ?a ?b ?c ?d ?e WHERE { ?x :s ?v BIND(STRBEFORE(?v, 's') AS ?a) BIND(STRAFTER(?v, 's') AS ?b) "
+        "BIND(STRBEFORE(?v, '') AS ?c) BIND(STRAFTER(?v, '') AS ?d) BIND(STRAFTER(?v, '本') AS ?e) }",
+        False,
+    ),
+    (
+        "SELECT ?x ?y ?a ?b WHERE { ?x :s ?v . ?y :s ?u BIND(STRBEFORE(?v, ?u) AS ?a) BIND(STRAFTER(?v, ?u) AS ?b) }",
+        False,
+    ),
+    ("SELECT ?x ?n ?c WHERE { ?x :s ?v BIND(STRLEN(?v) AS ?n) BIND(CONCAT(?v, ?v) AS ?c) }", False),
     # VALUES joined with terms of unknown kind (tagged lists): IRIs, literals of each kind
     ("SELECT ?x ?p ?v WHERE { ?x ?p ?v } VALUES ?v { 'chat' 3 'chat'@en '3'^^:t :b }", False),
     ("SELECT ?x ?p ?v WHERE { ?x ?p ?v } VALUES (?p ?v) { (:w 'chat'@fr) (:n 2) (:nothere 3) }", False),
