@@ -49,6 +49,53 @@ def parts(c: Compiler, x: Expr) -> Parts:
     return Parts(s, plain, f"({is_str} AND NOT {plain} AND size({lm}) > 0)", lm, tm)
 
 
+def value_parts(c: Compiler, x: Expr) -> tuple[str, str, str]:
+    """The class of a value operand (``literals``' one-letter classes: natives, exact decimals, language-tagged,
+    opaque, other), its number (an exact decimal's ``toFloat``; null unless of class ``'n'`` or ``'d'``) and an
+    exact decimal's lexical form, each bound in a step (the string and lexical form first, so that no step nests
+    deeply); for an operand of static class, the class and the operand itself."""
+    from hybridkg.bridge.sparql_to_cypher.functions import PlainStrings
+
+    static = {EKind.NUM: "'n'", EKind.STR: "'s'", EKind.BOOL: "'b'"}
+    if x.kind in static:
+        return static[x.kind], x.text, "''"
+    enc = c.encoding
+    assert enc is not None
+    s = c.bind(f"coalesce(toString({x.text}), '')")
+    lexical = c.bind(enc.lexical(s, c.params))
+    plain = c.mapping.plain_string(s) if isinstance(c.mapping, PlainStrings) else "false"
+    klass = c.bind(enc.klass(x.text, s, lexical, plain, c.params))
+    return klass, c.bind(enc.number(x.text, klass, lexical)), lexical
+
+
+def equal(c: Compiler, a: Expr, b: Expr) -> Expr:
+    """``=`` of values with encoded literals in reach: numbers and exact decimals by value, plain strings, booleans
+    and language-tagged strings by value (a tag is part of it), opaque literals equal when the same term and an
+    error against other literals but language-tagged ones; the statement stops on any other encoded literal.
+    Different classes are unequal."""
+    (ka, na, _), (kb, nb, _) = value_parts(c, a), value_parts(c, b)
+    text = (
+        f"(CASE WHEN {c.nulls(a, b)} THEN null WHEN {ka} IN ['n', 'd'] AND {kb} IN ['n', 'd'] THEN {na} = {nb} "
+        f"WHEN {ka} = {kb} AND {ka} IN ['s', 'b', 'l'] THEN {a.text} = {b.text} "
+        f"WHEN {ka} = 'o' AND {kb} = 'o' AND {a.text} = {b.text} THEN true "
+        f"WHEN {ka} = 'o' AND {kb} <> 'l' OR {kb} = 'o' AND {ka} <> 'l' THEN null ELSE false END)"
+    )
+    return Expr(c.guarded(c.refusal(f"{ka} = 'x' OR {kb} = 'x'"), text), EKind.BOOL)
+
+
+def order(c: Compiler, op: str, a: Expr, b: Expr) -> Expr:
+    """``<`` and friends of values with encoded literals in reach: numbers and exact decimals by value, plain
+    strings by code point; opaque literals an error; booleans, language-tagged strings and other encoded literals
+    stop the statement."""
+    (ka, na, _), (kb, nb, _) = value_parts(c, a), value_parts(c, b)
+    text = (
+        f"(CASE WHEN {ka} IN ['n', 'd'] AND {kb} IN ['n', 'd'] THEN {na} {op} {nb} "
+        f"WHEN {ka} = 's' AND {kb} = 's' THEN {a.text} {op} {b.text} END)"
+    )
+    stop = f"{ka} IN ['x', 'l'] OR {kb} IN ['x', 'l'] OR {ka} = 'b' AND {kb} = 'b'"
+    return Expr(c.guarded(c.refusal(stop), text), EKind.BOOL)
+
+
 def string_parts(c: Compiler, x: Expr) -> tuple[str, str]:
     """The lexical form and tag (``''`` for none) of a plain or language-tagged string, null for any other value
     (an error for the string functions); an xsd:string kept encoded or a tag with a base direction stops the
@@ -178,7 +225,7 @@ def rounding(c: Compiler, x: Expr, fn: str) -> Expr:
     error."""
     enc = c.encoding
     assert enc is not None
-    k, number, lexical = c.wide_parts(x)
+    k, number, lexical = value_parts(c, x)
     t = f"typeOf({x.text})"
     dec = c.params.add(enc.decimal)
     if fn == "abs":

@@ -333,33 +333,12 @@ class Compiler:
                 return Expr(f"({a.text} = {b.text})", EKind.BOOL)
             return Expr(f"(CASE WHEN {self.nulls(a, b)} THEN null ELSE false END)", EKind.BOOL)
         if self.encoding is not None:
-            return self.wide_equal(a, b)
+            return encoded.equal(self, a, b)
         text = (
             f"(CASE WHEN {self.nulls(a, b)} THEN null WHEN {self.klass(a)} = {self.klass(b)} "
             f"THEN {a.text} = {b.text} ELSE false END)"
         )
         return Expr(self.guarded(self.guard(a, b), text), EKind.BOOL)
-
-    def wide_class(self, x: Expr) -> tuple[str, str]:
-        """The class of a value operand (``literals``' one-letter classes: natives, exact decimals,
-        language-tagged, opaque, other) and its number (an exact decimal's ``toFloat``; null unless of class
-        ``'n'`` or ``'d'``), each bound in a step (the class reads the operand's string and lexical form, each bound
-        first, so that no step nests deeply)."""
-        k, number, _ = self.wide_parts(x)
-        return k, number
-
-    def wide_parts(self, x: Expr) -> tuple[str, str, str]:
-        """:meth:`wide_class`, and the lexical form of an exact decimal (``''`` for an operand of static class)."""
-        static = {EKind.NUM: "'n'", EKind.STR: "'s'", EKind.BOOL: "'b'"}
-        if x.kind in static:
-            return static[x.kind], x.text, "''"
-        enc = self.encoding
-        assert enc is not None
-        s = self.bind(f"coalesce(toString({x.text}), '')")
-        lexical = self.bind(enc.lexical(s, self.params))
-        plain = self.mapping.plain_string(s) if isinstance(self.mapping, PlainStrings) else "false"
-        klass = self.bind(enc.klass(x.text, s, lexical, plain, self.params))
-        return klass, self.bind(enc.number(x.text, klass, lexical)), lexical
 
     def bind(self, text: str) -> str:
         """A variable bound to ``text`` in a step before the clause being written (as :meth:`shallow`, at any
@@ -369,32 +348,6 @@ class Compiler:
         var = self.fresh("c")
         self.steps.append((var, text))
         return var
-
-    def wide_equal(self, a: Expr, b: Expr) -> Expr:
-        """``=`` of values with encoded literals in reach (``literals``): numbers and exact decimals by value,
-        plain strings, booleans and language-tagged strings by value (a tag is part of it), opaque literals equal
-        when the same term and an error against other literals but language-tagged ones; the statement stops on
-        any other encoded literal. Different classes are unequal."""
-        (ka, na), (kb, nb) = self.wide_class(a), self.wide_class(b)
-        text = (
-            f"(CASE WHEN {self.nulls(a, b)} THEN null WHEN {ka} IN ['n', 'd'] AND {kb} IN ['n', 'd'] THEN {na} = {nb} "
-            f"WHEN {ka} = {kb} AND {ka} IN ['s', 'b', 'l'] THEN {a.text} = {b.text} "
-            f"WHEN {ka} = 'o' AND {kb} = 'o' AND {a.text} = {b.text} THEN true "
-            f"WHEN {ka} = 'o' AND {kb} <> 'l' OR {kb} = 'o' AND {ka} <> 'l' THEN null ELSE false END)"
-        )
-        return Expr(self.guarded(self.refusal(f"{ka} = 'x' OR {kb} = 'x'"), text), EKind.BOOL)
-
-    def wide_order(self, op: str, a: Expr, b: Expr) -> Expr:
-        """``<`` and friends of values with encoded literals in reach: numbers and exact decimals by value, plain
-        strings by code point; opaque literals an error; booleans, language-tagged strings and other encoded
-        literals stop the statement."""
-        (ka, na), (kb, nb) = self.wide_class(a), self.wide_class(b)
-        text = (
-            f"(CASE WHEN {ka} IN ['n', 'd'] AND {kb} IN ['n', 'd'] THEN {na} {op} {nb} "
-            f"WHEN {ka} = 's' AND {kb} = 's' THEN {a.text} {op} {b.text} END)"
-        )
-        stop = f"{ka} IN ['x', 'l'] OR {kb} IN ['x', 'l'] OR {ka} = 'b' AND {kb} = 'b'"
-        return Expr(self.guarded(self.refusal(stop), text), EKind.BOOL)
 
     def order(self, op: str, a: Expr, b: Expr) -> Expr:
         if EKind.NULL in (a.kind, b.kind) or a.kind not in VALUES or b.kind not in VALUES:
@@ -407,7 +360,7 @@ class Compiler:
             same = a.kind is b.kind and a.kind in (EKind.NUM, EKind.STR)
             return Expr(f"({a.text} {op} {b.text})", EKind.BOOL) if same else NULL
         if self.encoding is not None:
-            return self.wide_order(op, a, b)
+            return encoded.order(self, op, a, b)
         ka, kb = self.klass(a), self.klass(b)
         text = f"(CASE WHEN {ka} = 'n' AND {kb} = 'n' THEN {a.text} {op} {b.text} "
         text += f"WHEN {ka} = 's' AND {kb} = 's' THEN {a.text} {op} {b.text} END)"

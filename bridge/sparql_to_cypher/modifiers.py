@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from rdflib import Variable
 
-from hybridkg.bridge.sparql_to_cypher import emit
+from hybridkg.bridge.sparql_to_cypher import emit, encoded
 from hybridkg.bridge.sparql_to_cypher.functions import VALUES, Compiler, EKind, Expr
 from hybridkg.bridge.sparql_to_cypher.query import BNODE_TAG, IRI_TAG, LITERAL_TAG, Sort
 from hybridkg.bridge.sparql_to_cypher.scope import Scope, carried, cypher, expr_vars, merge
@@ -112,7 +112,7 @@ def order_keys(comp: Compiler, x: Expr) -> list[str]:
         return [f"CASE WHEN {x.text} IS NULL THEN 0 ELSE 2 END", x.text]
     if x.kind is EKind.VALUE and comp.encoding is not None:
         # numbers and exact decimals by value, then plain strings, then booleans; other encoded literals stop
-        k, number = comp.wide_class(x)
+        k, number, _ = encoded.value_parts(comp, x)
         rank = f"CASE WHEN {x.text} IS NULL THEN 0 WHEN {k} IN ['n', 'd'] THEN 3 WHEN {k} = 's' THEN 4 ELSE 5 END"
         stop = comp.refusal(f"{k} IN ['x', 'l', 'o']")
         return [comp.guarded(stop, rank), f"coalesce({number}, {x.text})"]
