@@ -14,8 +14,8 @@ Pipeline (one stage per module, as oxigraph splits SPARQL into parse -> optimise
   A SPARQL variable is a Cypher variable holding a ``:Resource`` node (an IRI or a blank node) or a property value
   (a literal); which one is decided statically per variable (``query.Sort``). Joins reuse variables; OPTIONAL,
   UNION, MINUS, EXISTS, sub-SELECTs and ``p+`` paths run in ``CALL { WITH <shared> ... }`` subqueries.
-* ``functions`` (with ``expr``, ``casts``, ``regex``): FILTER/BIND expressions with SPARQL's error semantics as
-  Cypher's ``null``.
+* ``functions`` (with ``expr``, ``casts``, ``regex``, ``literals``, ``encoded``): FILTER/BIND expressions with
+  SPARQL's error semantics as Cypher's ``null``.
 * ``emit``: Cypher fragments, parameters, names, and the FalkorDB dialect assumptions (in its docstring).
 
 Design decisions and refusal rules (the reasons are in each module's docstring):
@@ -27,10 +27,12 @@ Design decisions and refusal rules (the reasons are in each module's docstring):
 3. Literal values: the mapping's native values (Integer = xsd:integer, Float = xsd:double, Boolean = xsd:boolean,
    String = xsd:string) are compared, ordered and inspected exactly (numbers with promotion; ``=`` across classes
    false, ``<`` an error; a triple pattern's literal matches only the same type). Other literals are stored
-   encoded (``Mapping.to_value``): a translated statement that meets one in an expression, an ordering key or an
-   aggregate stops with FalkorDB's "Division by zero" (``emit.RUNTIME_REFUSAL``), which callers report as
-   Unsupported. Which strings are plain is the mapping's to say (the optional :class:`PlainStrings`); without it
-   every string counts as encoded.
+   encoded (``Mapping.to_value``); where the encoding can be read off the mapping (``literals``), decimals of at
+   most 15 significant digits compare and order by value, language-tagged and opaque literals compare with ``=``
+   and the string functions take them apart and build them (``encoded``). A translated statement that meets
+   another encoded literal in an expression, an ordering key or an aggregate stops with FalkorDB's "Division by
+   zero" (``emit.RUNTIME_REFUSAL``), which callers report as Unsupported. Which strings are plain is the
+   mapping's to say (the optional :class:`PlainStrings`); without it every string counts as encoded.
 4. Term equality in patterns is sameTerm (``1`` never matches ``1.0``); ``=`` in FILTER is SPARQL's value equality.
    DISTINCT and GROUP BY carry each value's type beside it (Cypher's DISTINCT takes ``1`` and ``1.0`` for one).
    rdflib rewrites bare numbers (``007`` -> ``7``): decimals and doubles are never matched as terms, integers only

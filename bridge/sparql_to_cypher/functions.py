@@ -10,23 +10,26 @@ unbound variable): Cypher's three-valued ``AND``/``OR``/``NOT`` on ``null`` are 
 
 * Only the mapping's native values (Integer = xsd:integer, Float = xsd:double, Boolean = xsd:boolean, and
   String = xsd:string when the mapping says which strings are plain: :class:`PlainStrings`) are compared,
-  ordered, added or inspected. Any other literal is stored encoded as a string whose SPARQL value (a decimal, a
-  date, a language-tagged string) Cypher cannot see: a statement meeting one stops (:func:`emit.refuse_if`);
-  a constant of such a datatype in an expression is refused at translation.
+  ordered, added or inspected. Any other literal is stored encoded as a string; where the mapping's encoding can be
+  read off it (``literals``), exact decimals compare and order by value, language-tagged and opaque literals
+  compare with ``=``, and the string functions, lang, datatype and str take encoded literals apart (``encoded``);
+  any other encoded value met stops the statement (:func:`emit.refuse_if`). A constant of an encoded kind in an
+  expression is refused at translation.
 * ``=`` between different native classes is false, ``<`` is an error; booleans do not order with ``<``
   (as Oxigraph); numbers compare with promotion, as Cypher's ``=``/``<`` do.
-* Division is refused (xsd:integer / xsd:integer is an xsd:decimal), as is ``str`` of a double (its canonical
-  lexical form is not Cypher's ``toString``) and ``AVG``.
+* Division is refused (xsd:integer / xsd:integer is an xsd:decimal), as is ``AVG``; ``str`` of a double stops
+  the statement unless it is integral below 10^15 (its shortest digits are not Cypher's ``toString``).
 * A filter's or bind's operand must be boolean where SPARQL takes an effective boolean value: EBV of other terms
   is refused.
 * ``regex``: pattern and flags are constants; the pattern is rewritten into the engine's syntax for a safe subset
   (``.`` -> ``[^\\n\\r]``, ``$`` -> ``\\z``); other escapes, ``\\d``-style classes, back-references and flags
   other than ``i`` (and ``i`` with non-ASCII patterns) are refused.
-* String functions work on plain strings only (an encoded literal, language-tagged included, stops the
-  statement): CONCAT, STRLEN, CONTAINS/STRSTARTS/STRENDS on any; UCASE, LCASE and SUBSTR (integer constant bounds)
-  only of a variable or constant, and a non-ASCII string stops the statement (FalkorDB's case mappings are not
-  Unicode's). ABS/CEIL/FLOOR/ROUND and the casts ``xsd:string``/``xsd:integer``/``xsd:boolean`` are translated
-  where Cypher's answer is exactly XPath's (each method says where); other functions are refused.
+* String functions work on plain and (with the encoding) language-tagged strings, keeping the tag where SPARQL
+  does: CONCAT, STRLEN, CONTAINS/STRSTARTS/STRENDS, STRBEFORE/STRAFTER; SUBSTR (integer constant bounds), UCASE
+  and LCASE only of a variable or constant, and a non-ASCII string stops UCASE/LCASE (FalkorDB's case mappings are
+  not Unicode's). STRLANG, STRDT build encoded literals (``encoded``). ABS/CEIL/FLOOR/ROUND and the casts
+  ``xsd:string``/``xsd:integer``/``xsd:boolean`` are translated where Cypher's answer is exactly XPath's (each
+  function says where); other functions are refused.
 """
 
 from __future__ import annotations
