@@ -27,7 +27,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pyoxigraph import NamedNode, Quad, RdfFormat, parse
+from pyoxigraph import NamedNode, Quad, RdfFormat, Triple, parse
 
 from hybridkg.errors import InvalidInput, ParseError
 from hybridkg.semantic.base import INFERRED_GRAPH, ChangeSet, ReasoningSession
@@ -116,45 +116,71 @@ def _load(kb: KnowledgeBase, session: DuckDBSession, source: Path, fmt: RdfForma
                 raise ParseError(fmt.name, e.lineno, e.offset, f"{e.msg} (in {source})") from e
 
     counts = None
+    inferred = tmp / "inferred.nt"
+    inferred_blank = tmp / "inferred-blank.nq"
+    blank = 0
+    removed: list[Triple] = []
+
+    def write_inferred(counts: tuple[int, int, int, int]) -> None:
+        nonlocal blank, removed
+        session.write_added(inferred)
+        blank = session.write_added_with_blank_nodes(inferred_blank, INFERRED_GRAPH)
+        removed = session.removed_triples() if counts[3] else []
+        phases["write inferred"] = time.perf_counter() - start - sum(phases.values())
+
+    def store_inferred() -> None:
+        # lenient: these lines are DuckDB's own writing of terms the store has already checked
+        store.load_path(inferred, RdfFormat.N_TRIPLES, INFERRED_GRAPH, lenient=True)  # type: ignore[attr-defined]
+        if blank:  # parsed to objects: the store keeps their blank nodes' names (its bulk loader would not)
+            store.add(parse(path=str(inferred_blank), format=RdfFormat.N_QUADS), bulk=True)
+        if removed:
+            store.remove([Quad(t.subject, t.predicate, t.object, INFERRED_GRAPH) for t in removed])
+
     with kb._rw.exclusive():
         if _direct(source, fmt):
-            # Oxigraph's loader reads the file on one thread, DuckDB on this one (neither holds the GIL)
+            # Oxigraph's loader reads the file on one thread; on this one DuckDB reads it too and reasons, then
+            # Oxigraph loads the inferred triples beside the first load (neither holds the GIL)
             with ThreadPoolExecutor(1, thread_name_prefix="hkg-bulk") as pool:
                 loading = pool.submit(_store_file, store, source, fmt, target, base_iri, tmp)
                 try:
                     counts = session.add_ntriples(source, strict=True, max_bytes=kb.max_input_bytes, besides=before)
+                    phases["reason"] = time.perf_counter() - start
+                    if counts is not None:
+                        write_inferred(counts)
+                        store_inferred()
+                        phases["store inferred"] = time.perf_counter() - start - sum(phases.values())
                 finally:
                     loading.result()
+            phases["store asserted"] = time.perf_counter() - start - sum(phases.values())
+            if counts is not None:
+                _done(kb, source, target, phases, removed)
+                return counts
         else:
             store_asserted()
-    phases["store asserted + reason" if counts else "store asserted"] = time.perf_counter() - start
+            phases["store asserted"] = time.perf_counter() - start
     if bar is not None:
         bar.close()
-    if counts is None:  # not in the store's spelling: read the store's own copy of the graph
-        asserted = tmp / "asserted.nt"
-        store.dump_graph(target, asserted)  # type: ignore[attr-defined]
-        phases["dump"] = time.perf_counter() - start - sum(phases.values())
-        counts = session.add_ntriples(asserted, besides=before)
-        assert counts is not None
-        phases["reason"] = time.perf_counter() - start - sum(phases.values())
-    inferred = tmp / "inferred.nt"
-    session.write_added(inferred)
-    blank = session.added_with_blank_nodes()
-    removed = session.removed_triples() if counts[3] else []
-    phases["write inferred"] = time.perf_counter() - start - sum(phases.values())
+    # not in the store's spelling (or not N-Triples): read the store's own copy of the graph
+    asserted = tmp / "asserted.nt"
+    store.dump_graph(target, asserted)  # type: ignore[attr-defined]
+    phases["dump"] = time.perf_counter() - start - sum(phases.values())
+    counts = session.add_ntriples(asserted, besides=before)
+    assert counts is not None
+    phases["reason"] = time.perf_counter() - start - sum(phases.values())
+    write_inferred(counts)
     with kb._rw.exclusive():
-        store.load_path(inferred, RdfFormat.N_TRIPLES, INFERRED_GRAPH)  # type: ignore[attr-defined]
-        if blank:  # as objects: the store keeps their blank nodes' names (its bulk loader would not)
-            store.add([Quad(t.subject, t.predicate, t.object, INFERRED_GRAPH) for t in blank], bulk=True)
-        if removed:
-            store.remove([Quad(t.subject, t.predicate, t.object, INFERRED_GRAPH) for t in removed])
+        store_inferred()
     phases["store inferred"] = time.perf_counter() - start - sum(phases.values())
+    _done(kb, source, target, phases, removed)
+    return counts
+
+
+def _done(kb: KnowledgeBase, source: Path, target: NamedNode, phases: dict[str, float], removed: list[Triple]) -> None:
     LAST_PHASES.clear()
     LAST_PHASES.update(phases)
     _log.info("fast load of %s: %s", source, ", ".join(f"{k} {v:.1f} s" for k, v in phases.items()))
     if kb._listeners:  # the triples are not listed (millions of Python objects): listeners re-read
         kb._publish(ChangeSet(inferred_removed=tuple(removed), bulk_graphs=(target,)))
-    return counts
 
 
 def session_from_store(kb: KnowledgeBase) -> ReasoningSession | None:

@@ -234,11 +234,14 @@ class Dictionary:
         con.execute("DROP TABLE _new")
         return table
 
-    def write_ntriples(self, table: str, path: Path) -> int:
-        """Write the triples of ``table(s, p, o)`` as N-Triples; returns how many."""
+    def write_ntriples(self, table: str, path: Path, *, graph: str | None = None) -> int:
+        """Write the triples of ``table(s, p, o)`` as N-Triples (N-Quads in ``graph``, an IRI); returns how many."""
         n = self.con.execute(f"SELECT count(*) FROM {table}").fetchall()[0][0]
+        end = " ." if graph is None else f" {NamedNode(graph)} ."
+        if "'" in end:
+            raise InvalidInput(f"a graph name with a quote cannot be handed to DuckDB: {graph}")
         self.con.execute(
-            f"COPY (SELECT a.nt || ' ' || b.nt || ' ' || c.nt || ' .' FROM {table} x JOIN terms a ON a.id = x.s "
+            f"COPY (SELECT a.nt || ' ' || b.nt || ' ' || c.nt || '{end}' FROM {table} x JOIN terms a ON a.id = x.s "
             "JOIN terms b ON b.id = x.p JOIN terms c ON c.id = x.o) TO "
             f"'{_sql_path(path)}' (FORMAT csv, HEADER false, QUOTE '', ESCAPE '', DELIMITER '\x1f')"
         )
@@ -818,10 +821,12 @@ class DuckDBSession:
         con.execute(f"CREATE OR REPLACE TEMP TABLE _plus_ground AS SELECT * FROM _plus WHERE {_GROUND}")
         return self._closure.dict.write_ntriples("_plus_ground", path)
 
-    def added_with_blank_nodes(self) -> list[Triple]:
-        """The triples with a blank node the last :meth:`add_ntriples` added to the inferred set."""
-        cols = self._closure.con.execute(f"SELECT s, p, o FROM _plus WHERE NOT ({_GROUND})").fetchnumpy()
-        return self._closure.dict.decode(cols)
+    def write_added_with_blank_nodes(self, path: Path, graph: NamedNode) -> int:
+        """The triples with a blank node the last :meth:`add_ntriples` added to the inferred set, as N-Quads in
+        ``graph`` (to be read with :func:`pyoxigraph.parse`, which keeps blank node names, unlike a bulk loader)."""
+        con = self._closure.con
+        con.execute(f"CREATE OR REPLACE TEMP TABLE _plus_blank AS SELECT * FROM _plus WHERE NOT ({_GROUND})")
+        return self._closure.dict.write_ntriples("_plus_blank", path, graph=graph.value)
 
     def added_triples(self) -> list[Triple]:
         return self._closure.dict.decode(self._closure.con.execute("SELECT s, p, o FROM _plus").fetchnumpy())

@@ -121,9 +121,12 @@ class OxigraphStore:
         objects. Not transactional: on failure the caller takes out what it may have written."""
         self._store.bulk_load(stream, format=fmt, base_iri=base_iri, to_graph=graph)
 
-    def load_path(self, path: Path, fmt: RdfFormat, graph: NamedNode, *, base_iri: str | None = None) -> None:
-        """:meth:`load_stream` on a file (or FIFO) that Oxigraph reads itself, without Python in between."""
-        self._store.bulk_load(path=str(path), format=fmt, base_iri=base_iri, to_graph=graph)
+    def load_path(
+        self, path: Path, fmt: RdfFormat, graph: NamedNode, *, base_iri: str | None = None, lenient: bool = False
+    ) -> None:
+        """:meth:`load_stream` on a file (or FIFO) that Oxigraph reads itself, without Python in between.
+        ``lenient`` skips Oxigraph's IRI checks: only for files of terms it has checked before."""
+        self._store.bulk_load(path=str(path), format=fmt, base_iri=base_iri, to_graph=graph, lenient=lenient)
 
     def dump_graph(self, graph: NamedNode, path: Path) -> None:
         """Write one graph's triples as N-Triples (one a line, as Oxigraph writes them) to ``path``."""

@@ -118,7 +118,8 @@ def test_loading_into_an_existing_graph_as_a_new_user_does(tmp_path: Path) -> No
             kb.load(onto, graph="urn:data")
         result = fast.load(f, graph="urn:data", bulk=True)
         expected = slow.load(f, graph="urn:data", bulk=True)
-        assert "store asserted + reason" in bulkload.LAST_PHASES
+        assert "store asserted" in bulkload.LAST_PHASES
+        assert "dump" not in bulkload.LAST_PHASES  # DuckDB read the file itself
         assert (result.asserted_added, result.inferred_added) == (expected.asserted_added, expected.inferred_added)
         assert fast.asserted_triples() == slow.asserted_triples()
         assert fast.inferred_triples() == slow.inferred_triples()
