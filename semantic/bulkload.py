@@ -153,6 +153,9 @@ def _load(kb: KnowledgeBase, session: DuckDBSession, source: Path, fmt: RdfForma
                     loading.result()
             phases["store asserted"] = time.perf_counter() - start - sum(phases.values())
             if counts is not None:
+                if bar is not None:  # Oxigraph and DuckDB read the file themselves: the bar jumps to its end
+                    bar.update(bar.total - bar.n)
+                    bar.close()
                 _done(kb, source, target, phases, removed)
                 return counts
         else:

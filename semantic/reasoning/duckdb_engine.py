@@ -58,6 +58,7 @@ from hybridkg.semantic.vocab import (
     ON_CLASS,
     ON_PROPERTY,
     ONE_OF,
+    OWL,
     RANGE,
     REST,
     SAME_AS,
@@ -687,6 +688,40 @@ class DuckDBClosure:
 
     # ------------------------------------------------------------------ output
 
+    def inconsistencies(self, limit: int = 5) -> list[tuple[str, list[Triple]]]:
+        """The OWL 2 RL rules with ``false`` as head that the closure violates (cax-dw, cls-com, cls-nothing2,
+        cls-maxc1, prp-irp, prp-asyp, prp-pdw, eq-diff1), each with up to ``limit`` offending triples. The
+        closure is still materialised (as the other engines do); the knowledge base logs these as warnings."""
+        d, TY = self.dict, self.TYPE
+        v = {name: d.id(NamedNode(OWL + name)) for name in (
+            "disjointWith", "complementOf", "Nothing", "maxCardinality", "onProperty", "IrreflexiveProperty",
+            "AsymmetricProperty", "propertyDisjointWith", "differentFrom", "sameAs")}
+        zero = _ids(i for term, i in d.ids.items() if type(term) is Literal and term.value.strip() == "0")
+        checks = {
+            "cax-dw": f"SELECT a.s, a.p, a.o FROM t w JOIN t a ON a.p = {TY} AND a.o = w.s JOIN t b ON b.s = a.s "
+                      f"AND b.p = {TY} AND b.o = w.o WHERE w.p = {v['disjointWith']}",
+            "cls-com": f"SELECT a.s, a.p, a.o FROM t w JOIN t a ON a.p = {TY} AND a.o = w.s JOIN t b ON b.s = a.s "
+                       f"AND b.p = {TY} AND b.o = w.o WHERE w.p = {v['complementOf']}",
+            "cls-nothing2": f"SELECT s, p, o FROM t WHERE p = {TY} AND o = {v['Nothing']}",
+            "cls-maxc1": f"SELECT e.s, e.p, e.o FROM t m JOIN t op ON op.s = m.s AND op.p = {v['onProperty']} "
+                         f"JOIN t ty ON ty.p = {TY} AND ty.o = m.s JOIN t e ON e.s = ty.s AND e.p = op.o "
+                         f"WHERE m.p = {v['maxCardinality']} AND m.o IN {zero}",
+            "prp-irp": f"SELECT e.s, e.p, e.o FROM t c JOIN t e ON e.p = c.s AND e.s = e.o "
+                       f"WHERE c.p = {TY} AND c.o = {v['IrreflexiveProperty']}",
+            "prp-asyp": f"SELECT e.s, e.p, e.o FROM t c JOIN t e ON e.p = c.s JOIN t f ON f.p = e.p AND f.s = e.o "
+                        f"AND f.o = e.s WHERE c.p = {TY} AND c.o = {v['AsymmetricProperty']}",
+            "prp-pdw": f"SELECT a.s, a.p, a.o FROM t w JOIN t a ON a.p = w.s JOIN t b ON b.p = w.o AND b.s = a.s "
+                       f"AND b.o = a.o WHERE w.p = {v['propertyDisjointWith']}",
+            "eq-diff1": f"SELECT a.s, a.p, a.o FROM t a JOIN t b ON b.s = a.s AND b.o = a.o "
+                        f"AND b.p = {v['differentFrom']} WHERE a.p = {v['sameAs']}",
+        }
+        found = []
+        for rule, sql in checks.items():
+            cols = self.con.execute(f"SELECT DISTINCT * FROM ({sql}) x(s, p, o) LIMIT {int(limit)}").fetchnumpy()
+            if len(cols["s"]):
+                found.append((rule, d.decode(cols)))
+        return found
+
     def _normalised_sql(self) -> str:
         """The inferred triples minus the noise :mod:`.normalize` lists (virtual, axiomatic, schema Things)."""
         d, TY, THING_ = self.dict, self.TYPE, self.THING
@@ -761,6 +796,8 @@ class DuckDBSession:
     def __init__(self, triples: Iterable[Triple], *, blank_node_types: bool = True) -> None:
         self._closure = DuckDBClosure(triples, blank_node_types=blank_node_types)
         self._inferred: frozenset[Triple] | None = frozenset(self._closure.snapshot()[0])
+        if self._inferred:
+            self.report()
 
     def close(self) -> None:
         self._closure.close()
@@ -780,6 +817,7 @@ class DuckDBSession:
             self._closure.add(new)
         if not gone and not new:
             return InferenceDelta()
+        self.report()
         plus, minus = self._closure.snapshot()
         if not plus and not minus:
             return InferenceDelta()
@@ -799,7 +837,16 @@ class DuckDBSession:
         if counts is None:
             return None
         self._inferred = None
+        self.report()
         return (*counts, *self._closure.snapshot_tables())
+
+    def report(self) -> list[tuple[str, list[Triple]]]:
+        """Log the closure's inconsistencies (:meth:`DuckDBClosure.inconsistencies`) as warnings; returns them."""
+        found = self._closure.inconsistencies()
+        for rule, triples in found:
+            _log.warning("inconsistent input: OWL 2 RL rule %s is violated, e.g. by %s", rule,
+                         "; ".join(str(t) for t in triples[:3]))
+        return found
 
     def reconcile(self, stored: Path) -> tuple[list[Triple], list[Triple]]:
         """Compare the inferred set with ``stored`` (the store's inferred graph as Oxigraph wrote it): the triples
@@ -849,6 +896,9 @@ class DuckDBReasoner:
     def materialize(self, triples: Iterable[Triple]) -> set[Triple]:
         closure = DuckDBClosure(triples, blank_node_types=self.store_blank_node_types)
         try:
+            for rule, found in closure.inconsistencies():
+                _log.warning("inconsistent input: OWL 2 RL rule %s is violated, e.g. by %s", rule,
+                             "; ".join(str(t) for t in found[:3]))
             return closure.inferred()
         finally:
             closure.close()
