@@ -171,58 +171,10 @@ def _on_writer_thread(method: _F) -> _F:
 
 
 def _rank_oracle(session: ReasoningSession | None) -> Callable[[Collection[Triple]], dict[Triple, int]] | None:
-    """The derivation ranks of a ``duckdb`` session, for explanations (``None`` for other engines).
-
-    Explanations run on reader threads while the session lives on the writer thread, and a DuckDB connection is
-    not for concurrent use: every lookup takes a cursor of its own. Term ids come from the engine's Python cache,
-    else from its ``terms`` table by N-Triples form (terms read from files). The session may be updated (or
-    closed) meanwhile; a rank out of step with the store only makes the explainer fall back to its unpruned search.
-    """
-    from hybridkg.semantic.reasoning.duckdb_engine import DuckDBSession
-
-    if not isinstance(session, DuckDBSession):
-        return None
-    closure = session._closure  # until DuckDBSession.ranks(triples) exists (docs: /tmp/docs7/B.md)
-
-    def ranks(triples: Collection[Triple]) -> dict[Triple, int]:
-        import duckdb
-        import numpy as np
-
-        asked = list(triples)
-        cached = closure.dict.ids.get  # a dict read: safe beside the writer thread's inserts
-        terms = {x for t in asked for x in (t.subject, t.predicate, t.object)}
-        ids: dict[object, int | None] = {x: cached(x) for x in terms}  # type: ignore[call-overload]
-        try:
-            cursor = closure.con.cursor()
-            try:
-                unknown = {str(x): x for x, i in ids.items() if i is None}
-                if unknown:
-                    cursor.register("_nt", {"nt": np.array(list(unknown), dtype=object)})
-                    ids.update((unknown[nt], i) for i, nt in cursor.execute(_TERM_IDS_SQL).fetchall())
-                wanted: dict[tuple[int, int, int], Triple] = {}
-                for t in asked:
-                    s, p, o = ids[t.subject], ids[t.predicate], ids[t.object]
-                    if s is not None and p is not None and o is not None:
-                        wanted[(s, p, o)] = t
-                if not wanted:
-                    return {}
-                key = np.array(list(wanted), dtype=np.int64)
-                cursor.register("_asked", {"s": key[:, 0], "p": key[:, 1], "o": key[:, 2]})
-                rows = cursor.execute(_RANKS_SQL).fetchall()
-            finally:
-                cursor.close()
-        except duckdb.Error:  # the session was closed meanwhile: no ranks, no pruning
-            return {}
-        return {wanted[(s, p, o)]: int(r) for s, p, o, r in rows}
-
-    return ranks
-
-
-_TERM_IDS_SQL = "SELECT terms.id, terms.nt FROM terms SEMI JOIN _nt USING (nt)"
-_RANKS_SQL = (
-    "SELECT a.s, a.p, a.o, min(t.r) FROM _asked a JOIN t ON t.s = a.s AND t.p = a.p AND t.o = a.o "
-    "GROUP BY a.s, a.p, a.o"
-)
+    """The derivation ranks of a session that knows them (the ``duckdb`` engine's), for explanations; ``None``
+    for other engines. The lookup is safe from reader threads (:meth:`DuckDBSession.ranks`)."""
+    ranks = getattr(session, "ranks", None)
+    return ranks if callable(ranks) else None
 
 
 def _inferred_quads(triples: Iterable[Triple]) -> list[Quad]:

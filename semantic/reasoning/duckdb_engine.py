@@ -21,7 +21,7 @@ from __future__ import annotations
 import logging
 import os
 import tempfile
-from collections.abc import Iterable, Iterator
+from collections.abc import Collection, Iterable, Iterator
 from pathlib import Path
 
 import duckdb
@@ -771,6 +771,42 @@ class DuckDBClosure:
         minus = con.execute("SELECT count(*) FROM _minus").fetchall()[0][0]
         return int(plus), int(minus)
 
+    def ranks(self, triples: Collection[Triple]) -> dict[Triple, int]:
+        """The ranks of those of ``triples`` in the closure (0: asserted), from any thread: explanations run on
+        reader threads while the session lives on the writer's, and a DuckDB connection is not for concurrent
+        use, so every call takes a cursor of its own. Term ids come from the Python cache, else from ``terms``
+        by N-Triples form (terms read from files). A closed closure gives no ranks."""
+        asked = list(triples)
+        cached = self.dict.ids.get  # a dict read: safe beside the writer thread's inserts
+        ids: dict[object, int | None] = {
+            x: cached(x) for t in asked for x in (t.subject, t.predicate, t.object)  # type: ignore[call-overload]
+        }
+        try:
+            cursor = self.con.cursor()
+            try:
+                unknown = {str(x): x for x, i in ids.items() if i is None}
+                if unknown:
+                    cursor.register("_nt", {"nt": np.array(list(unknown), dtype=object)})
+                    ids.update((unknown[nt], i) for i, nt in cursor.execute(
+                        "SELECT terms.id, terms.nt FROM terms SEMI JOIN _nt USING (nt)").fetchall())
+                wanted: dict[tuple[int, int, int], Triple] = {}
+                for t in asked:
+                    s, p, o = ids[t.subject], ids[t.predicate], ids[t.object]
+                    if s is not None and p is not None and o is not None:
+                        wanted[(s, p, o)] = t
+                if not wanted:
+                    return {}
+                key = np.array(list(wanted), dtype=np.int64)
+                cursor.register("_asked", {"s": key[:, 0], "p": key[:, 1], "o": key[:, 2]})
+                rows = cursor.execute(
+                    "SELECT a.s, a.p, a.o, min(t.r) FROM _asked a JOIN t ON t.s = a.s AND t.p = a.p "
+                    "AND t.o = a.o GROUP BY a.s, a.p, a.o").fetchall()
+            finally:
+                cursor.close()
+        except duckdb.Error:  # closed meanwhile
+            return {}
+        return {wanted[(s, p, o)]: int(r) for s, p, o, r in rows}
+
     def rank_of(self, triple: Triple) -> int | None:
         """The iteration that first derived ``triple`` (0: asserted), or ``None`` if it is not in the closure."""
         d = self.dict
@@ -839,6 +875,10 @@ class DuckDBSession:
         self._inferred = None
         self.report()
         return (*counts, *self._closure.snapshot_tables())
+
+    def ranks(self, triples: Collection[Triple]) -> dict[Triple, int]:
+        """:meth:`DuckDBClosure.ranks` (any thread)."""
+        return self._closure.ranks(triples)
 
     def report(self) -> list[tuple[str, list[Triple]]]:
         """Log the closure's inconsistencies (:meth:`DuckDBClosure.inconsistencies`) as warnings; returns them."""
