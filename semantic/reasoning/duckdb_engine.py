@@ -357,8 +357,9 @@ class DuckDBClosure:
             "hv": ("r BIGINT, p BIGINT, v BIGINT", [(i(r), i(p), i(v)) for r, p, v in tb.has_value]),
             "maxc": ("r BIGINT, p BIGINT", [(i(r), i(p)) for r, p in tb.max_one]),
             "maxqc": ("r BIGINT, p BIGINT, c BIGINT", [(i(r), i(p), i(c)) for r, p, c in tb.max_one_q]),
-            "ints": ("c BIGINT, m BIGINT, n BIGINT",
-                     [(i(c), i(m), len(set(ms))) for c, ms in tb.intersections for m in set(ms)]),
+            # one row per member of each intersection list (k: which list; a class may have several)
+            "ints": ("c BIGINT, k BIGINT, m BIGINT, n BIGINT",
+                     [(i(c), k, i(m), len(set(ms))) for k, (c, ms) in enumerate(tb.intersections) for m in set(ms)]),
         }
         for name, (columns, rows) in tables.items():
             self.con.execute(f"CREATE OR REPLACE TABLE {name} ({columns})")
@@ -416,7 +417,7 @@ class DuckDBClosure:
             # cls-int1: a subject with a new type gets every intersection all of whose members it has
             f"SELECT y.s, {TY}, ints.c FROM {t} y JOIN ints ON y.p = {TY} AND y.o = ints.m "
             f"WHERE y.s IN (SELECT x.s FROM {d} x JOIN ints i2 ON x.p = {TY} AND x.o = i2.m) "
-            "GROUP BY y.s, ints.c, ints.n HAVING count(DISTINCT y.o) = ints.n",
+            "GROUP BY y.s, ints.c, ints.k, ints.n HAVING count(DISTINCT y.o) = ints.n",
             # cls-maxc2, cls-maxqc3/4: x has a new type or a new edge
             f"SELECT a.o, {SAME}, b.o FROM {t} ty JOIN maxc ON ty.p = {TY} AND ty.o = maxc.r "
             f"JOIN {t} a ON a.s = ty.s AND a.p = maxc.p JOIN {t} b ON b.s = ty.s AND b.p = maxc.p "
@@ -476,8 +477,10 @@ class DuckDBClosure:
     # ------------------------------------------------------------------ evaluation
 
     def _valid(self, alias: str) -> str:
-        """Generalised triples are not derived: the subject is no literal, the predicate an IRI."""
-        return f"({alias}.s & 3) <> {LITERAL} AND ({alias}.p & 3) = {IRI}"
+        """Which heads are kept while reasoning: all, generalised ones too (a literal subject), as the reference
+        engines do; they can lead back to plain triples (``x p "v"``, p's inverse q: ``"v" q x``, q's inverse p'...)
+        and are left out of the inferred set (:meth:`_normalised_sql`)."""
+        return "true"
 
     def _round(self, d: str) -> int:
         """One semi-naive round from the delta table ``d``: insert the new heads with the next rank."""
@@ -736,7 +739,8 @@ class DuckDBClosure:
             f"UNION SELECT s FROM t WHERE p IN {subj} UNION SELECT o FROM t WHERE p IN {obj}"
         )
         return (
-            "SELECT s, p, o FROM t WHERE r > 0 AND s NOT IN (SELECT id FROM terms WHERE "
+            f"SELECT s, p, o FROM t WHERE r > 0 AND (s & 3) <> {LITERAL} AND (p & 3) = {IRI} "
+            "AND s NOT IN (SELECT id FROM terms WHERE "
             + " OR ".join(f"starts_with(nt, '<{ns}')" for ns in BUILTIN_NAMESPACES) + ") "
             f"AND NOT (p IN {reflexive} AND s = o) AND NOT (p IN {to_thing} AND o = {THING_}) "
             f"AND NOT (p = {TY} AND o = {THING_} AND s IN ({schema_terms}))"
