@@ -65,7 +65,7 @@ class ReasoningConfig(BaseModel):
     store_blank_node_types: bool = Field(
         default=True,
         description="duckdb engine: store inferred rdf:type triples whose class is a blank node (an OWL "
-        "restriction; 24% of LUBM's inferred triples). Off: they are still reasoned with, not stored or queried.",
+        "restriction; 18% of LUBM(50)'s inferred triples). Off: they are still reasoned with, not stored or queried.",
     )
 
 
