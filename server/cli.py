@@ -43,7 +43,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("reason", help="recompute the OWL 2 RL closure")
     _common(p)
-    p.add_argument("--engine", choices=["reasonable", "owlrl", "duckdb"], help="reasoning engine (default: from config)")
+    p.add_argument("--engine", choices=["reasonable", "owlrl", "duckdb"],
+                   help="reasoning engine (default: from config)")
     p.add_argument("--json", action="store_true", help="print a JSON summary")
 
     p = sub.add_parser("sparql", help="run a SPARQL query; prints SPARQL JSON results, N-Triples for CONSTRUCT")
