@@ -30,12 +30,12 @@ from typing import TYPE_CHECKING, Any
 from pyoxigraph import NamedNode, Quad, RdfFormat, Triple, parse
 
 from hybridkg.errors import InvalidInput, ParseError
-from hybridkg.semantic.base import INFERRED_GRAPH, ChangeSet, ReasoningSession
+from hybridkg.semantic.base import INFERRED_GRAPH, ChangeSet, Reasoner, ReasoningSession
 from hybridkg.semantic.formats import open_document
 
 if TYPE_CHECKING:
     from hybridkg.semantic.domains import Domain
-    from hybridkg.semantic.kb import KnowledgeBase, LoadResult
+    from hybridkg.semantic.kb import KnowledgeBase, LoadResult, ReasonResult
     from hybridkg.semantic.reasoning.duckdb_engine import DuckDBSession
 
 _log = logging.getLogger(__name__)
@@ -190,13 +190,45 @@ def session_from_store(kb: KnowledgeBase) -> ReasoningSession | None:
     """A duckdb reasoning session over the store's asserted graphs, read from the store's own N-Triples dumps,
     with the stored inferred graph reconciled in SQL (a store written by another engine or version); ``None`` when
     the engine or the store cannot do this (the caller takes the object path)."""
+    built = _from_store(kb, kb.reasoner)
+    return None if built is None else built[0]
+
+
+def reason(kb: KnowledgeBase, engine: Reasoner) -> ReasonResult | None:
+    """:meth:`KnowledgeBase.reason` with the duckdb engine over a store it can dump: the closure recomputed from the
+    dumps of the asserted graphs and the inferred graph put in line, without Python objects but for the difference;
+    ``None`` when this does not apply (the caller takes the object path)."""
+    from hybridkg.semantic.kb import ReasonResult
+
+    start = time.perf_counter()
+    built = _from_store(kb, engine)
+    if built is None:
+        return None
+    session, missing, extra = built
+    con = session._closure.con
+    asserted = int(con.execute("SELECT count(*) FROM t WHERE r = 0").fetchall()[0][0])
+    inferred = int(con.execute("SELECT count(*) FROM inf").fetchall()[0][0])
+    if engine is kb.reasoner:
+        kb._session = session
+    else:
+        session.close()
+        kb._session = None  # the knowledge base's own engine starts again from the store
+    if missing or extra:
+        kb._publish(ChangeSet(inferred_added=tuple(missing), inferred_removed=tuple(extra)))
+    return ReasonResult(engine=engine.name, asserted=asserted, inferred=inferred, inferred_added=len(missing),
+                        inferred_removed=len(extra), seconds=time.perf_counter() - start)
+
+
+def _from_store(kb: KnowledgeBase, engine: Reasoner) -> tuple[DuckDBSession, list[Triple], list[Triple]] | None:
+    """A duckdb session of ``engine`` built from the store's dumps, and the inferred triples it added to and took
+    out of the store's inferred graph to put it in line."""
     from hybridkg.semantic.reasoning.duckdb_engine import DuckDBSession
 
     store = kb.store
-    if kb.reasoner.name != "duckdb" or not hasattr(store, "dump_graph"):
+    if engine.name != "duckdb" or not hasattr(store, "dump_graph"):
         return None
     graphs = kb.asserted_graphs()
-    session = kb.reasoner.session(())
+    session = engine.session(())
     if not isinstance(session, DuckDBSession):
         session.close()  # type: ignore[attr-defined]
         return None
@@ -222,7 +254,7 @@ def session_from_store(kb: KnowledgeBase) -> ReasoningSession | None:
     except BaseException:
         session.close()
         raise
-    return session
+    return session, missing, extra
 
 
 def _store_file(store: object, source: Path, fmt: RdfFormat, target: NamedNode, base_iri: str | None,

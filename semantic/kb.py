@@ -645,6 +645,9 @@ class KnowledgeBase:
         """Recompute the whole closure (optionally with another engine) and store the difference."""
         start = time.perf_counter()
         engine = reasoner or self.reasoner
+        fast = bulkload.reason(self, engine)  # the duckdb engine over a store it can dump: no objects
+        if fast is not None:
+            return fast
         asserted = self.asserted_triples()
         session = engine.session(asserted)
         wanted = set(session.inferred)

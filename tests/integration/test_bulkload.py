@@ -193,3 +193,27 @@ def test_the_fast_path_is_for_large_triples_files_without_a_domain(tmp_path: Pat
     finally:
         kb.close()
         other.close()
+
+
+def test_reason_with_duckdb_reads_the_store_and_puts_the_inferred_graph_in_line(tmp_path: Path) -> None:
+    """`hybridkg reason --engine duckdb` on a store another engine wrote (one of its inferred triples lost, a stray
+    one added): the closure from the store's dumps, the inferred graph corrected, the same counts as reasonable's."""
+    f = tmp_path / "data.nt"
+    f.write_text(_data(100, odd=True))
+    kb = _kb(tmp_path / "store", "reasonable")
+    try:
+        kb.load(f, graph="urn:data")
+        u = "http://example.org/u#"
+        bogus = Triple(NamedNode(u + "nobody"), NamedNode(u + "knows"), NamedNode(u + "nobody2"))
+        lost = next(t for t in sorted(kb.inferred_triples(), key=str) if not isinstance(t.subject, BlankNode))
+        kb.store.add([Quad(bogus.subject, bogus.predicate, bogus.object, INFERRED_GRAPH)])
+        kb.store.remove([Quad(lost.subject, lost.predicate, lost.object, INFERRED_GRAPH)])
+        result = kb.reason(make_reasoner(ReasoningConfig(engine="duckdb")))
+        assert (result.engine, result.inferred_added, result.inferred_removed) == ("duckdb", 1, 1)
+        assert lost in kb.inferred_triples()
+        assert bogus not in kb.inferred_triples()
+        again = kb.reason()  # reasonable's own: nothing left to correct, the same counts
+        assert (again.inferred_added, again.inferred_removed) == (0, 0)
+        assert (again.asserted, again.inferred) == (result.asserted, result.inferred)
+    finally:
+        kb.close()
