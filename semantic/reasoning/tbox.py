@@ -13,13 +13,12 @@ Closures are taken here so that one join step suffices per rule: ``sco`` holds e
 
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from pyoxigraph import BlankNode, NamedNode, Triple
 
-from hybridkg.semantic.reasoning.complete import Node, _index, _is_one, _lists, schema_rules
+from hybridkg.semantic.reasoning.complete import Node, _index, _is_one, _lists, _transitive, schema_rules
 from hybridkg.semantic.vocab import (
     ALL,
     CHAIN,
@@ -61,21 +60,7 @@ def _resource(x: object) -> bool:
 
 def _closure(pairs: set[Pair]) -> set[Pair]:
     """The transitive closure of ``pairs`` without reflexive pairs."""
-    succ: dict[Term, set[Term]] = defaultdict(set)
-    for a, b in pairs:
-        succ[a].add(b)
-    out: set[Pair] = set()
-    for start in list(succ):
-        seen: set[Term] = set()
-        stack = list(succ[start])
-        while stack:
-            n = stack.pop()
-            if n in seen:
-                continue
-            seen.add(n)
-            stack.extend(succ.get(n, ()))
-        out.update((start, n) for n in seen if n != start)
-    return out
+    return {(a, b) for a, b in _transitive(pairs) if a != b}
 
 
 @dataclass
