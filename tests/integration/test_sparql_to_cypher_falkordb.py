@@ -12,11 +12,11 @@ from typing import Any
 
 import pyoxigraph as ox
 import pytest
-from support.bridge_fakes import DictMapping, load
-from support.falkor import falkordb_server, fresh_graph, short_tmp
+from support.bridge_fakes import load_both
+from support.falkor import falkordb_server, short_tmp
 
 from hybridkg.bridge.base import Mapping
-from hybridkg.bridge.mapping import RdfMapping, map_graph, write_graph
+from hybridkg.bridge.mapping import RdfMapping
 from hybridkg.bridge.sparql_to_cypher import RUNTIME_REFUSAL, Kind, translate
 from hybridkg.bridge.sparql_to_cypher.emit import MAX_DEPTH, depth
 from hybridkg.errors import InvalidQuery
@@ -195,19 +195,7 @@ def server() -> Iterator[ManagedFalkorDB]:
 def graph(request: pytest.FixtureRequest, server: ManagedFalkorDB) -> Iterator[tuple[Any, ox.Store, Mapping]]:
     """The data in Oxigraph and in FalkorDB, loaded by the test's loader with the fake mapping, or by the bridge's
     own mapping (``map_graph`` + ``write_graph``)."""
-    store = ox.Store()
-    store.load(DATA, format=ox.RdfFormat.TURTLE)
-    triples = [q.triple for q in store]  # as the store gives them back (Oxigraph canonicalises numbers)
-    g = fresh_graph(server)
-    mapping: Mapping
-    if request.param == "fake":
-        fake = DictMapping.of(triples)
-        load(g, triples, fake)
-        mapping = fake
-    else:
-        mapped = map_graph(triples)
-        write_graph(g, mapped)
-        mapping = mapped.mapping
+    g, store, mapping = load_both(server, DATA, request.param)
     yield g, store, mapping
     g.close()
 

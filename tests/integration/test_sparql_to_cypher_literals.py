@@ -14,11 +14,11 @@ from typing import Any
 
 import pyoxigraph as ox
 import pytest
-from support.bridge_fakes import DictMapping, load
-from support.falkor import falkordb_server, fresh_graph, short_tmp
+from support.bridge_fakes import DictMapping, load_both
+from support.falkor import falkordb_server, short_tmp
 
 from hybridkg.bridge.base import Mapping
-from hybridkg.bridge.mapping import map_graph, write_graph
+from hybridkg.bridge.mapping import map_graph
 from hybridkg.bridge.sparql_to_cypher import RUNTIME_REFUSAL, translate
 from hybridkg.bridge.sparql_to_cypher.functions import NameTable
 from hybridkg.bridge.sparql_to_cypher.literals import DECIMAL_EXACT, DECIMAL_LEXICAL, encoding
@@ -136,19 +136,7 @@ def server() -> Iterator[Any]:
 
 @pytest.fixture(scope="module", params=["fake", "bridge"])
 def graph(request: pytest.FixtureRequest, server: Any) -> Iterator[tuple[Any, ox.Store, Mapping]]:
-    store = ox.Store()
-    store.load(DATA, format=ox.RdfFormat.TURTLE)
-    triples = [q.triple for q in store]
-    g = fresh_graph(server)
-    mapping: Mapping
-    if request.param == "fake":
-        fake = DictMapping.of(triples)
-        load(g, triples, fake)
-        mapping = fake
-    else:
-        mapped = map_graph(triples)
-        write_graph(g, mapped)
-        mapping = mapped.mapping
+    g, store, mapping = load_both(server, DATA, request.param)
     yield g, store, mapping
     g.close()
 

@@ -151,3 +151,24 @@ def load(store: Any, triples: Iterable[ox.Triple], mapping: DictMapping) -> None
             f"CREATE (a)-[:{name(rt)}]->(b)",
             {"a": sv, "b": ov},
         )
+
+
+def load_both(server: Any, data: str, kind: str) -> tuple[Any, ox.Store, Any]:
+    """``data`` (Turtle) in a new Oxigraph store and in a fresh FalkorDB graph on ``server``, written by
+    :func:`load` with a :class:`DictMapping` (``kind`` ``"fake"``) or by the bridge's own mapping (``map_graph`` +
+    ``write_graph``, ``kind`` ``"bridge"``): ``(graph, store, mapping)``; the caller closes the graph."""
+    from support.falkor import fresh_graph
+
+    from hybridkg.bridge.mapping import map_graph, write_graph
+
+    store = ox.Store()
+    store.load(data, format=ox.RdfFormat.TURTLE)
+    triples = [q.triple for q in store]  # as the store gives them back (Oxigraph canonicalises numbers)
+    g = fresh_graph(server)
+    if kind == "fake":
+        fake = DictMapping.of(triples)
+        load(g, triples, fake)
+        return g, store, fake
+    mapped = map_graph(triples)
+    write_graph(g, mapped)
+    return g, store, mapped.mapping
