@@ -21,7 +21,7 @@ from __future__ import annotations
 import logging
 import os
 import tempfile
-from collections.abc import Collection, Iterable, Iterator
+from collections.abc import Collection, Iterable
 from pathlib import Path
 
 import duckdb
@@ -168,10 +168,6 @@ class Dictionary:
         c = self.cache
         return [Triple(c[a], c[b], c[x]) for a, b, x in zip(s, p, o, strict=True)]  # type: ignore[arg-type]
 
-    def term(self, i: int) -> Term:
-        self._fetch([i])
-        return self.cache[i]
-
     def load_ntriples(
         self, path: Path | list[Path], *, strict: bool = False, max_bytes: int | None = None, table: str = "_in"
     ) -> str | None:
@@ -317,7 +313,7 @@ class DuckDBClosure:
         self.con.register("_in", cols)
         self.con.execute("INSERT INTO t SELECT DISTINCT s, p, o, 0 FROM _in")
         self.con.unregister("_in")
-        self._saturate(full=True)
+        self._saturate()
 
     def close(self) -> None:
         try:
@@ -476,23 +472,30 @@ class DuckDBClosure:
 
     # ------------------------------------------------------------------ evaluation
 
-    def _valid(self, alias: str) -> str:
-        """Which heads are kept while reasoning: all, generalised ones too (a literal subject), as the reference
-        engines do; they can lead back to plain triples (``x p "v"``, p's inverse q: ``"v" q x``, q's inverse p'...)
-        and are left out of the inferred set (:meth:`_normalised_sql`)."""
-        return "true"
-
-    def _round(self, d: str) -> int:
-        """One semi-naive round from the delta table ``d``: insert the new heads with the next rank."""
+    def _heads(self, d: str) -> str:
+        """Every rule's heads from the delta table ``d`` over the closure ``t``, one UNION ALL. Generalised heads (a
+        literal subject) are kept while reasoning, as the reference engines do: they can lead back to plain triples
+        (``x p "v"``, p's inverse q: ``"v" q x``, q's inverse p'...); the inferred set leaves them out
+        (:meth:`_normalised_sql`)."""
         selects = self._rules(d, "t")
         trp = self._transitive(d)
         if trp:
             selects.append(trp)
-        union = " UNION ALL ".join(f"({s})" for s in selects)
+        return " UNION ALL ".join(f"({s})" for s in selects)
+
+    def _register_facts(self) -> bool:
+        """The TBox's own conclusions (scm-* closure, cls-oo) as the registered table ``_facts``, if any."""
+        if not self._facts:
+            return False
+        cols = {k: np.array([f[j] for f in self._facts], dtype=np.int64) for j, k in enumerate("spo")}
+        self.con.register("_facts", cols)
+        return True
+
+    def _round(self, d: str) -> int:
+        """One semi-naive round from the delta table ``d``: insert the new heads with the next rank."""
         rank = self.rank + 1
         self.con.execute(
-            f"CREATE OR REPLACE TEMP TABLE _cand AS SELECT DISTINCT h.s, h.p, h.o FROM ({union}) h(s, p, o) "
-            f"WHERE {self._valid('h')}"
+            f"CREATE OR REPLACE TEMP TABLE _cand AS SELECT DISTINCT h.s, h.p, h.o FROM ({self._heads(d)}) h(s, p, o)"
         )
         n = self.con.execute(
             f"INSERT INTO t SELECT c.s, c.p, c.o, {rank} FROM _cand c "
@@ -504,14 +507,12 @@ class DuckDBClosure:
 
     def _insert_facts(self) -> int:
         """The TBox's own conclusions (scm-* closure, cls-oo) not yet in the closure, with the next rank."""
-        if not self._facts:
+        if not self._register_facts():
             return 0
-        cols = {k: np.array([f[j] for f in self._facts], dtype=np.int64) for j, k in enumerate("spo")}
-        self.con.register("_facts", cols)
         rank = self.rank + 1
         n = self.con.execute(
             f"INSERT INTO t SELECT DISTINCT f.s, f.p, f.o, {rank} FROM _facts f ANTI JOIN t "
-            f"ON t.s = f.s AND t.p = f.p AND t.o = f.o WHERE {self._valid('f')}"
+            "ON t.s = f.s AND t.p = f.p AND t.o = f.o"
         ).fetchall()[0][0]
         self.con.unregister("_facts")
         if n:
@@ -523,34 +524,16 @@ class DuckDBClosure:
             self.con.execute(f"SELECT 1 FROM t WHERE r = {rank} AND {self._schema_filter()} LIMIT 1").fetchall()
         )
 
-    def _saturate(self, *, full: bool = False, since: int | None = None) -> None:
-        """Run rounds to the fixpoint. ``full``: the delta is the whole closure (after a schema change);
-        else the triples of rank ``since`` and above."""
-        if full:
-            self._recompile()
-            self._insert_facts()
-            self.con.execute("CREATE OR REPLACE TEMP TABLE d AS SELECT s, p, o FROM t")
-        else:
-            start = self.rank + 1 if since is None else since
-            if self._schema_changed_since(start):
-                return self._saturate(full=True)
-            self.con.execute(f"CREATE OR REPLACE TEMP TABLE d AS SELECT s, p, o FROM t WHERE r >= {start}")
-        for _ in range(_MAX_ROUNDS):
-            n = self._round("d")
-            if not n:
-                return None
-            if self._schema_changed(self.rank):
-                self._recompile()
-                self._insert_facts()
-                self.con.execute("CREATE OR REPLACE TEMP TABLE d AS SELECT s, p, o FROM t")
-                continue
-            self.con.execute(f"CREATE OR REPLACE TEMP TABLE d AS SELECT s, p, o FROM t WHERE r = {self.rank}")
-        raise RuntimeError("OWL 2 RL evaluation did not reach a fixpoint")  # pragma: no cover
+    def _saturate(self) -> None:
+        """Run rounds to the fixpoint with the whole closure as the delta (at the start, after a schema change)."""
+        self._restart()
+        self._continue()
 
-    def _schema_changed_since(self, rank: int) -> bool:
-        return bool(
-            self.con.execute(f"SELECT 1 FROM t WHERE r >= {rank} AND {self._schema_filter()} LIMIT 1").fetchall()
-        )
+    def _restart(self) -> None:
+        """Recompile the schema, add its own conclusions and make the whole closure the delta ``d``."""
+        self._recompile()
+        self._insert_facts()
+        self.con.execute("CREATE OR REPLACE TEMP TABLE d AS SELECT s, p, o FROM t")
 
     # ------------------------------------------------------------------ changes
 
@@ -608,18 +591,18 @@ class DuckDBClosure:
         con.execute(f"CREATE OR REPLACE TEMP TABLE d AS SELECT s, p, o FROM t WHERE r = {start}")
         con.execute(f"UPDATE t SET r = 0 WHERE r = {start}")
         if schema:
-            self._saturate(full=True)
+            self._saturate()
             return
         self._continue()
 
     def _continue(self) -> None:
-        """Rounds from the current ``d`` table to the fixpoint."""
+        """Rounds from the current ``d`` table to the fixpoint; a new schema triple restarts from the whole closure."""
         for _ in range(_MAX_ROUNDS):
             if not self._round("d"):
                 return
             if self._schema_changed(self.rank):
-                self._saturate(full=True)
-                return
+                self._restart()
+                continue
             self.con.execute(f"CREATE OR REPLACE TEMP TABLE d AS SELECT s, p, o FROM t WHERE r = {self.rank}")
         raise RuntimeError("OWL 2 RL evaluation did not reach a fixpoint")  # pragma: no cover
 
@@ -643,19 +626,14 @@ class DuckDBClosure:
             con.execute("DELETE FROM t WHERE r > 0 OR EXISTS (SELECT 1 FROM gone g WHERE g.s = t.s AND g.p = t.p "
                         "AND g.o = t.o)")
             self.rank = 0
-            self._saturate(full=True)
+            self._saturate()
             return
         # over-delete: the inferred consequences of the removed triples, transitively, over the old closure
         con.execute("CREATE OR REPLACE TEMP TABLE od AS SELECT s, p, o FROM gone")
         con.execute("CREATE OR REPLACE TEMP TABLE d AS SELECT s, p, o FROM gone")
         for _ in range(_MAX_ROUNDS):
-            selects = self._rules("d", "t")
-            trp = self._transitive("d")
-            if trp:
-                selects.append(trp)
-            union = " UNION ALL ".join(f"({s})" for s in selects)
             con.execute(
-                f"CREATE OR REPLACE TEMP TABLE d AS SELECT DISTINCT t.s, t.p, t.o FROM ({union}) h(s, p, o) "
+                f"CREATE OR REPLACE TEMP TABLE d AS SELECT DISTINCT t.s, t.p, t.o FROM ({self._heads('d')}) h(s, p, o) "
                 "JOIN t ON t.s = h.s AND t.p = h.p AND t.o = h.o WHERE t.r > 0 "
                 "AND NOT EXISTS (SELECT 1 FROM od WHERE od.s = h.s AND od.p = h.p AND od.o = h.o)"
             )
@@ -665,19 +643,10 @@ class DuckDBClosure:
         con.execute("DELETE FROM t WHERE EXISTS (SELECT 1 FROM od WHERE od.s = t.s AND od.p = t.p AND od.o = t.o) "
                     "AND (r > 0 OR EXISTS (SELECT 1 FROM gone g WHERE g.s = t.s AND g.p = t.p AND g.o = t.o))")
         # re-derive: one round of every rule over what is left, keeping the heads among the deleted triples
-        selects = self._rules("t", "t")
-        trp = self._transitive("t")
-        if trp:
-            selects.append(trp)
-        union = " UNION ALL ".join(f"({s})" for s in selects)
         rank = self.rank + 1
-        facts = ""
-        if self._facts:
-            cols = {k: np.array([f[j] for f in self._facts], dtype=np.int64) for j, k in enumerate("spo")}
-            con.register("_facts", cols)
-            facts = " UNION ALL (SELECT s, p, o FROM _facts)"
+        facts = " UNION ALL (SELECT s, p, o FROM _facts)" if self._register_facts() else ""
         n = con.execute(
-            f"INSERT INTO t SELECT DISTINCT h.s, h.p, h.o, {rank} FROM (({union}){facts}) h(s, p, o) "
+            f"INSERT INTO t SELECT DISTINCT h.s, h.p, h.o, {rank} FROM (({self._heads('t')}){facts}) h(s, p, o) "
             "SEMI JOIN od ON od.s = h.s AND od.p = h.p AND od.o = h.o "
             "ANTI JOIN t ON t.s = h.s AND t.p = h.p AND t.o = h.o"
         ).fetchall()[0][0]
@@ -811,22 +780,6 @@ class DuckDBClosure:
             return {}
         return {wanted[(s, p, o)]: int(r) for s, p, o, r in rows}
 
-    def rank_of(self, triple: Triple) -> int | None:
-        """The iteration that first derived ``triple`` (0: asserted), or ``None`` if it is not in the closure."""
-        d = self.dict
-        ids = [d.ids.get(x) for x in (triple.subject, triple.predicate, triple.object)]
-        if None in ids:
-            return None
-        row = self.con.execute("SELECT min(r) FROM t WHERE s = ? AND p = ? AND o = ?", ids).fetchall()
-        return None if row[0][0] is None else int(row[0][0])
-
-    def size(self) -> int:
-        return int(self.con.execute("SELECT count(*) FROM t").fetchall()[0][0])
-
-    def iter_closure(self) -> Iterator[Triple]:
-        cols = self.con.execute("SELECT s, p, o FROM t").fetchnumpy()
-        yield from self.dict.decode(cols)
-
 
 class DuckDBSession:
     """A live :class:`DuckDBClosure`: additions semi-naively, removals by DRed; the inferred set's changes are
@@ -918,9 +871,6 @@ class DuckDBSession:
         con = self._closure.con
         con.execute(f"CREATE OR REPLACE TEMP TABLE _plus_blank AS SELECT * FROM _plus WHERE NOT ({_GROUND})")
         return self._closure.dict.write_ntriples("_plus_blank", path, graph=graph.value)
-
-    def added_triples(self) -> list[Triple]:
-        return self._closure.dict.decode(self._closure.con.execute("SELECT s, p, o FROM _plus").fetchnumpy())
 
     def removed_triples(self) -> list[Triple]:
         """The triples the last :meth:`add_ntriples` took out of the inferred set (now asserted)."""
