@@ -107,6 +107,10 @@ def _load(kb: KnowledgeBase, session: DuckDBSession, source: Path, fmt: RdfForma
           start: float) -> tuple[int, int, int, int]:
     store = kb.store
 
+    def lap(name: str) -> None:
+        """Record the time since the last phase (or the start) as phase ``name``."""
+        phases[name] = time.perf_counter() - start - sum(phases.values())
+
     def store_asserted() -> None:
         with open_document(source, max_bytes=kb.max_input_bytes,
                            on_read=bar.update if bar is not None else None) as stream:
@@ -126,7 +130,7 @@ def _load(kb: KnowledgeBase, session: DuckDBSession, source: Path, fmt: RdfForma
         session.write_added(inferred)
         blank = session.write_added_with_blank_nodes(inferred_blank, INFERRED_GRAPH)
         removed = session.removed_triples() if counts[3] else []
-        phases["write inferred"] = time.perf_counter() - start - sum(phases.values())
+        lap("write inferred")
 
     def store_inferred() -> None:
         # lenient: these lines are DuckDB's own writing of terms the store has already checked
@@ -144,14 +148,14 @@ def _load(kb: KnowledgeBase, session: DuckDBSession, source: Path, fmt: RdfForma
                 loading = pool.submit(_store_file, store, source, fmt, target, base_iri, tmp)
                 try:
                     counts = session.add_ntriples(source, strict=True, max_bytes=kb.max_input_bytes, besides=before)
-                    phases["reason"] = time.perf_counter() - start
+                    lap("reason")
                     if counts is not None:
                         write_inferred(counts)
                         store_inferred()
-                        phases["store inferred"] = time.perf_counter() - start - sum(phases.values())
+                        lap("store inferred")
                 finally:
                     loading.result()
-            phases["store asserted"] = time.perf_counter() - start - sum(phases.values())
+            lap("store asserted")
             if counts is not None:
                 if bar is not None:  # Oxigraph and DuckDB read the file themselves: the bar jumps to its end
                     bar.update(bar.total - bar.n)
@@ -160,20 +164,20 @@ def _load(kb: KnowledgeBase, session: DuckDBSession, source: Path, fmt: RdfForma
                 return counts
         else:
             store_asserted()
-            phases["store asserted"] = time.perf_counter() - start
+            lap("store asserted")
     if bar is not None:
         bar.close()
     # not in the store's spelling (or not N-Triples): read the store's own copy of the graph
     asserted = tmp / "asserted.nt"
     store.dump_graph(target, asserted)  # type: ignore[attr-defined]
-    phases["dump"] = time.perf_counter() - start - sum(phases.values())
+    lap("dump")
     counts = session.add_ntriples(asserted, besides=before)
     assert counts is not None
-    phases["reason"] = time.perf_counter() - start - sum(phases.values())
+    lap("reason")
     write_inferred(counts)
     with kb._rw.exclusive():
         store_inferred()
-    phases["store inferred"] = time.perf_counter() - start - sum(phases.values())
+    lap("store inferred")
     _done(kb, source, target, phases, removed)
     return counts
 
