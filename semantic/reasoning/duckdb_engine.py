@@ -694,6 +694,14 @@ class DuckDBClosure:
                 found.append((rule, d.decode(cols)))
         return found
 
+    def report(self) -> list[tuple[str, list[Triple]]]:
+        """:meth:`inconsistencies`, each logged as a warning with up to three of its triples; returns them."""
+        found = self.inconsistencies()
+        for rule, triples in found:
+            _log.warning("inconsistent input: OWL 2 RL rule %s is violated, e.g. by %s", rule,
+                         "; ".join(str(t) for t in triples[:3]))
+        return found
+
     def _normalised_sql(self) -> str:
         """The inferred triples minus the noise :mod:`.normalize` lists (virtual, axiomatic, schema Things)."""
         d, TY, THING_ = self.dict, self.TYPE, self.THING
@@ -839,11 +847,7 @@ class DuckDBSession:
 
     def report(self) -> list[tuple[str, list[Triple]]]:
         """Log the closure's inconsistencies (:meth:`DuckDBClosure.inconsistencies`) as warnings; returns them."""
-        found = self._closure.inconsistencies()
-        for rule, triples in found:
-            _log.warning("inconsistent input: OWL 2 RL rule %s is violated, e.g. by %s", rule,
-                         "; ".join(str(t) for t in triples[:3]))
-        return found
+        return self._closure.report()
 
     def reconcile(self, stored: Path) -> tuple[list[Triple], list[Triple]]:
         """Compare the inferred set with ``stored`` (the store's inferred graph as Oxigraph wrote it): the triples
@@ -890,9 +894,7 @@ class DuckDBReasoner:
     def materialize(self, triples: Iterable[Triple]) -> set[Triple]:
         closure = DuckDBClosure(triples, blank_node_types=self.store_blank_node_types)
         try:
-            for rule, found in closure.inconsistencies():
-                _log.warning("inconsistent input: OWL 2 RL rule %s is violated, e.g. by %s", rule,
-                             "; ".join(str(t) for t in found[:3]))
+            closure.report()
             return closure.inferred()
         finally:
             closure.close()
