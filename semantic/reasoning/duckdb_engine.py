@@ -21,7 +21,7 @@ from __future__ import annotations
 import logging
 import os
 import tempfile
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Iterable, Sequence
 from pathlib import Path
 
 import duckdb
@@ -291,6 +291,42 @@ def _ids(xs: Iterable[int]) -> str:
     return "(" + ", ".join(map(str, items)) + ")" if items else "(NULL)"
 
 
+def _pair_ranks(edges: list[tuple[int, int, int]], source: int, *, reverse: bool = False) -> dict[int, int]:
+    """The rank of ``source owl:sameAs x`` (``reverse``: of ``x owl:sameAs source``) for every ``x`` the equality
+    ``edges`` (``a``, ``b``, rank of ``a owl:sameAs b``) connect to ``source``: the least, over paths, of the highest
+    arc cost on the path plus ``ceil(log2(hops))``, an edge ``a -> b`` costing its rank and ``b -> a`` one more
+    (eq-sym). A path of that value is a proof: eq-trans joins its two halves (each a path of at most half the hops,
+    so ranked at least one lower), as semi-naive evaluation of eq-trans doubles the paths it spans each round."""
+    arcs = sorted([(r, a, b) for a, b, r in edges] + [(r + 1, b, a) for a, b, r in edges])
+    if reverse:
+        arcs = [(c, b, a) for c, a, b in arcs]
+    nodes = len({a for _, a, _ in arcs})
+    adj: dict[int, list[int]] = {}
+    best: dict[int, int] = {}
+    k = 0
+    while k < len(arcs):
+        cost = arcs[k][0]
+        if best and cost >= max(best.values()) and len(best) + 1 >= nodes:
+            break  # every node found, and no higher threshold can do better
+        while k < len(arcs) and arcs[k][0] == cost:
+            adj.setdefault(arcs[k][1], []).append(arcs[k][2])
+            k += 1
+        seen, frontier, hops = {source}, [source], 0
+        while frontier:
+            hops += 1
+            nxt = []
+            for u in frontier:
+                for v in adj.get(u, ()):
+                    if v not in seen:
+                        seen.add(v)
+                        nxt.append(v)
+                        value = cost + (hops - 1).bit_length()  # ceil(log2(hops))
+                        if value < best.get(v, value + 1):
+                            best[v] = value
+            frontier = nxt
+    return best
+
+
 class DuckDBClosure:
     """The OWL 2 RL closure of an asserted set, kept in DuckDB and updated incrementally."""
 
@@ -306,13 +342,27 @@ class DuckDBClosure:
         self._declared = [d.id(c) for c in DECLARATIONS]
         self.rank = 0
         self.tbox = TBox()
-        self.con.execute("CREATE TABLE t (s BIGINT, p BIGINT, o BIGINT, r INTEGER)")
+        # equality classes (union-find): member -> representative (the smallest id), representative -> members,
+        # representative -> the class's equality edges (a, b, rank of ``a owl:sameAs b``); only classes of two or more
+        self._rep: dict[int, int] = {}
+        self._members: dict[int, list[int]] = {}
+        self._edges: dict[int, list[tuple[int, int, int]]] = {}
+        self._pairs: dict[tuple[int, bool], dict[int, int]] = {}  # (source, reverse) -> _pair_ranks, per class
+        self._schema_merged = False  # a merge joined declared terms (classes, properties): the schema changed
+        con = self.con
+        con.execute("CREATE TABLE t (s BIGINT, p BIGINT, o BIGINT, r INTEGER)")
+        # uf: every member of a class with its representative and the ranks of member sameAs rep (c_to) and of
+        # rep sameAs member (c_from); orig: asserted triples not in representative form (their rewriting is in t);
+        # hist: triples of t rewritten by a merge, with the rank they had (explanations may still use them)
+        con.execute("CREATE TABLE uf (id BIGINT, rep BIGINT, c_to INTEGER, c_from INTEGER)")
+        con.execute("CREATE TABLE orig (s BIGINT, p BIGINT, o BIGINT)")
+        con.execute("CREATE TABLE hist (s BIGINT, p BIGINT, o BIGINT, r INTEGER)")
         self._rule_tables(TBox())
         with gc_paused():
             cols = d.encode(asserted)
-        self.con.register("_in", cols)
-        self.con.execute("INSERT INTO t SELECT DISTINCT s, p, o, 0 FROM _in")
-        self.con.unregister("_in")
+        con.register("_in", cols)
+        self._assert("_in")
+        con.unregister("_in")
         self._saturate()
 
     def close(self) -> None:
@@ -332,12 +382,27 @@ class DuckDBClosure:
         )
 
     def _schema_triples(self) -> list[Triple]:
+        """The schema triples of ``t``, and the equality edges of the classes of declared terms (classes,
+        properties: ``c1 owl:sameAs c2`` makes them equivalent, which the representatives' form cannot say)."""
         cols = self.con.execute(f"SELECT s, p, o FROM t WHERE {self._schema_filter()}").fetchnumpy()
+        if self._edges:
+            declared = {int(x) for x, in self.con.execute(
+                f"SELECT DISTINCT s FROM t WHERE p = {self.TYPE} AND o IN {_ids(self._declared)} "
+                f"AND s IN {_ids(self._edges)}").fetchall()}
+            edges = [(a, self.SAME, b) for z in declared for a, b, _ in self._edges[z]]
+            if edges:
+                cols = {k: np.concatenate([cols[k], np.array([e[j] for e in edges], dtype=np.int64)])
+                        for j, k in enumerate("spo")}
         return self.dict.decode(cols)
 
     def _rule_tables(self, tb: TBox) -> None:
-        """Load the ground rule tables of ``tb`` (ids) into DuckDB."""
-        i = self.dict.id
+        """Load the ground rule tables of ``tb`` (ids, in the representatives' form) into DuckDB."""
+        rep_of, term_id = self._rep, self.dict.id
+
+        def i(term: Term) -> int:
+            x = term_id(term)
+            return rep_of.get(x, x)
+
         tables: dict[str, tuple[str, list[tuple[int, ...]]]] = {
             "sco": ("c BIGINT, d BIGINT", [(i(a), i(b)) for a, b in tb.sco]),
             "spo": ("p BIGINT, q BIGINT", [(i(a), i(b)) for a, b in tb.spo]),
@@ -377,9 +442,12 @@ class DuckDBClosure:
 
     # ------------------------------------------------------------------ rules
 
-    def _rules(self, d: str, t: str) -> list[str]:
-        """SELECTs of ``(s, p, o)`` heads with at least one premise in ``d`` and the others in ``t``."""
+    def _rules(self, d: str, t: str, *, reflexive: bool = False) -> list[str]:
+        """SELECTs of ``(s, p, o)`` heads with at least one premise in ``d`` and the others in ``t``. ``reflexive``:
+        the rules with an ``owl:sameAs`` head also give ``x owl:sameAs x`` (a class's own support, which the
+        representatives' form shows so, for DRed)."""
         TY, SAME, THING_ = self.TYPE, self.SAME, self.THING
+        ne = (lambda a, b: "true") if reflexive else (lambda a, b: f"{a} <> {b}")
         q = [
             # cax-sco / cax-eqc1/2 / cls-int2 / cls-uni (sco is closed)
             f"SELECT x.s, {TY}, sco.d FROM {d} x JOIN sco ON x.o = sco.c WHERE x.p = {TY}",
@@ -393,9 +461,9 @@ class DuckDBClosure:
             f"SELECT x.o, x.p, x.s FROM {d} x JOIN symp ON x.p = symp.p",
             # prp-fp, prp-ifp
             f"SELECT x.o, {SAME}, y.o FROM {d} x JOIN fp ON x.p = fp.p JOIN {t} y ON y.s = x.s AND y.p = x.p "
-            "WHERE x.o <> y.o",
+            f"WHERE {ne('x.o', 'y.o')}",
             f"SELECT x.s, {SAME}, y.s FROM {d} x JOIN ifp ON x.p = ifp.p JOIN {t} y ON y.o = x.o AND y.p = x.p "
-            "WHERE x.s <> y.s",
+            f"WHERE {ne('x.s', 'y.s')}",
             # cls-svf1/2
             f"SELECT x.s, {TY}, svf.r FROM {d} x JOIN svf ON x.p = svf.p AND svf.y = {THING_}",
             f"SELECT x.s, {TY}, svf.r FROM {d} x JOIN svf ON x.p = svf.p JOIN {t} y "
@@ -417,26 +485,15 @@ class DuckDBClosure:
             # cls-maxc2, cls-maxqc3/4: x has a new type or a new edge
             f"SELECT a.o, {SAME}, b.o FROM {t} ty JOIN maxc ON ty.p = {TY} AND ty.o = maxc.r "
             f"JOIN {t} a ON a.s = ty.s AND a.p = maxc.p JOIN {t} b ON b.s = ty.s AND b.p = maxc.p "
-            f"WHERE a.o <> b.o AND ty.s IN (SELECT s FROM {d})",
+            f"WHERE {ne('a.o', 'b.o')} AND ty.s IN (SELECT s FROM {d})",
             f"SELECT a.o, {SAME}, b.o FROM {t} ty JOIN maxqc ON ty.p = {TY} AND ty.o = maxqc.r "
             f"JOIN {t} a ON a.s = ty.s AND a.p = maxqc.p JOIN {t} b ON b.s = ty.s AND b.p = maxqc.p "
-            f"WHERE a.o <> b.o AND (maxqc.c = {THING_} OR ("
+            f"WHERE {ne('a.o', 'b.o')} AND (maxqc.c = {THING_} OR ("
             f"EXISTS (SELECT 1 FROM {t} ca WHERE ca.s = a.o AND ca.p = {TY} AND ca.o = maxqc.c) AND "
             f"EXISTS (SELECT 1 FROM {t} cb WHERE cb.s = b.o AND cb.p = {TY} AND cb.o = maxqc.c))) "
             f"AND (ty.s IN (SELECT s FROM {d}) OR a.o IN (SELECT s FROM {d}) OR b.o IN (SELECT s FROM {d}))",
-            # eq-sym, eq-trans
-            f"SELECT x.o, {SAME}, x.s FROM {d} x WHERE x.p = {SAME}",
-            f"SELECT x.s, {SAME}, y.o FROM {d} x JOIN {t} y ON y.s = x.o AND y.p = {SAME} "
-            f"WHERE x.p = {SAME} AND x.s <> y.o",
-            f"SELECT y.s, {SAME}, x.o FROM {d} x JOIN {t} y ON y.o = x.s AND y.p = {SAME} "
-            f"WHERE x.p = {SAME} AND y.s <> x.o",
-            # eq-rep-s/p/o: a new sameAs over the closure, and new triples over the sameAs pairs
-            f"SELECT x.o, y.p, y.o FROM {d} x JOIN {t} y ON y.s = x.s WHERE x.p = {SAME}",
-            f"SELECT y.s, x.o, y.o FROM {d} x JOIN {t} y ON y.p = x.s WHERE x.p = {SAME}",
-            f"SELECT y.s, y.p, x.o FROM {d} x JOIN {t} y ON y.o = x.s WHERE x.p = {SAME}",
-            f"SELECT e.o, x.p, x.o FROM {d} x JOIN {t} e ON e.s = x.s AND e.p = {SAME}",
-            f"SELECT x.s, e.o, x.o FROM {d} x JOIN {t} e ON e.s = x.p AND e.p = {SAME}",
-            f"SELECT x.s, x.p, e.o FROM {d} x JOIN {t} e ON e.s = x.o AND e.p = {SAME}",
+            # eq-sym, eq-trans, eq-rep-s/p/o: none; equality is a union-find with every triple rewritten to the
+            # representatives of its terms (_merge), so the rules above see one term per class
             # every subject is an owl:Thing (as the default engine; normalisation drops it for schema terms)
             f"SELECT x.s, {TY}, {THING_} FROM {d} x",
         ]
@@ -456,7 +513,7 @@ class DuckDBClosure:
             agree = " AND ".join(f"a{k}.o = b{k}.o" for k in range(len(props)))
             q.append(
                 f"SELECT a.s, {SAME}, b.s FROM {side('a')} JOIN {side('b')} ON {agree} "
-                f"WHERE a.p = {TY} AND a.o = {c} AND b.p = {TY} AND b.o = {c} AND a.s <> b.s "
+                f"WHERE a.p = {TY} AND a.o = {c} AND b.p = {TY} AND b.o = {c} AND {ne('a.s', 'b.s')} "
                 f"AND (a.s IN (SELECT s FROM {d}) OR b.s IN (SELECT s FROM {d}))"
             )
         return q
@@ -472,12 +529,12 @@ class DuckDBClosure:
 
     # ------------------------------------------------------------------ evaluation
 
-    def _heads(self, d: str) -> str:
+    def _heads(self, d: str, *, reflexive: bool = False) -> str:
         """Every rule's heads from the delta table ``d`` over the closure ``t``, one UNION ALL. Generalised heads (a
         literal subject) are kept while reasoning, as the reference engines do: they can lead back to plain triples
         (``x p "v"``, p's inverse q: ``"v" q x``, q's inverse p'...); the inferred set leaves them out
         (:meth:`_normalised_sql`)."""
-        selects = self._rules(d, "t")
+        selects = self._rules(d, "t", reflexive=reflexive)
         trp = self._transitive(d)
         if trp:
             selects.append(trp)
@@ -492,18 +549,147 @@ class DuckDBClosure:
         return True
 
     def _round(self, d: str) -> int:
-        """One semi-naive round from the delta table ``d``: insert the new heads with the next rank."""
+        """One semi-naive round from the delta table ``d``: insert the new heads with the next rank, merge the
+        classes new ``owl:sameAs`` heads join; the next delta (new and rewritten triples) is left in ``_next``."""
         rank = self.rank + 1
-        self.con.execute(
+        con, SAME = self.con, self.SAME
+        con.execute(
             f"CREATE OR REPLACE TEMP TABLE _cand AS SELECT DISTINCT h.s, h.p, h.o FROM ({self._heads(d)}) h(s, p, o)"
         )
-        n = self.con.execute(
+        edges = con.execute(f"SELECT s, o FROM _cand WHERE p = {SAME} AND s <> o").fetchall()
+        n = con.execute(
             f"INSERT INTO t SELECT c.s, c.p, c.o, {rank} FROM _cand c "
-            "ANTI JOIN t ON t.s = c.s AND t.p = c.p AND t.o = c.o"
+            f"ANTI JOIN t ON t.s = c.s AND t.p = c.p AND t.o = c.o WHERE NOT (c.p = {SAME} AND c.s <> c.o)"
         ).fetchall()[0][0]
-        if n:
-            self.rank = rank
-        return int(n)
+        if not n and not edges:
+            return 0
+        self.rank = rank
+        con.execute(f"CREATE OR REPLACE TEMP TABLE _next AS SELECT s, p, o FROM t WHERE r = {rank}")
+        if edges:
+            self._merge([(a, b, rank) for a, b in edges])
+        return int(con.execute("SELECT count(*) FROM _next").fetchall()[0][0])
+
+    # ------------------------------------------------------------------ equality
+
+    def _nonrep(self) -> str:
+        """The members of classes that are not their representative, as a SQL subquery."""
+        return "(SELECT id FROM uf WHERE id <> rep)"
+
+    def _rewritten(self, src: str, mapping: str) -> None:
+        """The rows of ``src(s, p, o, r)`` with their terms replaced as ``mapping(old, new, c)`` says, as the table
+        ``_rw(s, p, o, r)``: one position a step (eq-rep-s, then -p, then -o), each step ranked one above the
+        highest of the rank before and the rank ``c`` of the sameAs pair used. The steps between go to ``hist``,
+        so that each rewritten triple keeps a proof from ranks below its own."""
+        con = self.con
+        con.execute(
+            "CREATE OR REPLACE TEMP TABLE _steps AS "
+            "WITH x1 AS (SELECT x.s, x.p, x.o, x.r, coalesce(a.new, x.s) AS s1, a.new IS NOT NULL AS ms, "
+            "CASE WHEN a.new IS NULL THEN x.r ELSE greatest(x.r, a.c) + 1 END AS r1 "
+            f"FROM {src} x LEFT JOIN {mapping} a ON a.old = x.s), "
+            "x2 AS (SELECT x1.*, coalesce(b.new, x1.p) AS p2, b.new IS NOT NULL AS mp, "
+            "CASE WHEN b.new IS NULL THEN r1 ELSE greatest(r1, b.c) + 1 END AS r2 "
+            f"FROM x1 LEFT JOIN {mapping} b ON b.old = x1.p) "
+            "SELECT x2.*, coalesce(c.new, x2.o) AS o3, c.new IS NOT NULL AS mo, "
+            "CASE WHEN c.new IS NULL THEN r2 ELSE greatest(r2, c.c) + 1 END AS r3 "
+            f"FROM x2 LEFT JOIN {mapping} c ON c.old = x2.o"
+        )
+        con.execute("INSERT INTO hist SELECT s1, p, o, r1 FROM _steps WHERE ms AND (mp OR mo) "
+                    "UNION ALL SELECT s1, p2, o, r2 FROM _steps WHERE mp AND mo")
+        con.execute("CREATE OR REPLACE TEMP TABLE _rw AS SELECT s1 AS s, p2 AS p, o3 AS o, min(r3) AS r "
+                    "FROM _steps GROUP BY ALL")
+
+    def _rewrite_into_t(self, src: str, mapping: str) -> None:
+        """Insert the rows of ``src(s, p, o, r)`` rewritten (:meth:`_rewritten`) into ``t``; those new to ``t`` join
+        ``_next``."""
+        con = self.con
+        self._rewritten(src, mapping)
+        con.execute("CREATE OR REPLACE TEMP TABLE _rwd AS SELECT * FROM _rw ANTI JOIN t "
+                    "ON t.s = _rw.s AND t.p = _rw.p AND t.o = _rw.o")
+        top = con.execute("SELECT max(r) FROM _rwd").fetchall()[0][0]
+        if top is None:
+            return
+        con.execute("INSERT INTO t SELECT s, p, o, r FROM _rwd")
+        con.execute("INSERT INTO _next SELECT s, p, o FROM _rwd")
+        self.rank = max(self.rank, int(top))
+
+    def _merge(self, edges: list[tuple[int, int, int]]) -> None:
+        """Add equality edges ``(a, b, rank)``: join their classes (union-find, the smallest id represents), recompute
+        the pair ranks of the classes touched, and rewrite the triples of ``t`` that mention a representative
+        that no longer is one (the originals go to ``hist``, or ``orig`` if asserted). The rewritten triples and the
+        representatives' ``rep owl:sameAs rep`` join ``_next``."""
+        con, rep_of = self.con, self._rep
+        parent: dict[int, int] = {}
+
+        def find(x: int) -> int:
+            root = x
+            while parent.get(root, root) != root:
+                root = parent[root]
+            while parent.get(x, x) != root:
+                parent[x], x = root, parent[x]
+            return root
+
+        old_reps = {rep_of.get(x, x) for a, b, _ in edges for x in (a, b)}
+        for r in old_reps:
+            for m in self._members.get(r, (r,)):
+                parent[m] = r
+        for a, b, _ in edges:
+            ra, rb = find(a), find(b)
+            if ra != rb:
+                parent[max(ra, rb)] = min(ra, rb)
+        groups: dict[int, list[int]] = {}
+        for m in parent:
+            groups.setdefault(find(m), []).append(m)
+        new_edges: dict[int, list[tuple[int, int, int]]] = {}
+        for e in edges:
+            new_edges.setdefault(find(e[0]), []).append(e)
+        uf_rows: list[tuple[int, int, int, int]] = []
+        moves: list[tuple[int, int, int]] = []  # old representative -> new one, rank of old sameAs new
+        refl: list[tuple[int, int, int, int]] = []
+        for z, members in groups.items():
+            class_edges = [e for r in {rep_of.get(m, m) for m in members} for e in self._edges.get(r, ())]
+            class_edges += new_edges.get(z, [])
+            for r in {rep_of.get(m, m) for m in members}:
+                self._members.pop(r, None)
+                self._edges.pop(r, None)
+            members.sort()
+            self._members[z] = members
+            self._edges[z] = class_edges
+            c_to = _pair_ranks(class_edges, z, reverse=True)
+            c_from = _pair_ranks(class_edges, z)
+            for m in members:
+                if m != z and rep_of.get(m, m) == m:
+                    moves.append((m, z, c_to[m]))
+                rep_of[m] = z
+                uf_rows.append((m, z, c_to.get(m, 0), c_from.get(m, 0)))
+            # z sameAs z: eq-rep-s from m sameAs z twice
+            refl.append((z, self.SAME, z, 1 + min(c_to[m] for m in members if m != z)))
+        self._pairs.clear()
+        self._schema_merged = self._schema_merged or bool(con.execute(
+            f"SELECT 1 FROM t WHERE p = {self.TYPE} AND o IN {_ids(self._declared)} AND s IN {_ids(old_reps)} "
+            "LIMIT 1").fetchall())
+        con.execute(f"DELETE FROM uf WHERE rep IN {_ids(old_reps)}")
+        self._put("uf", ["id", "rep", "c_to", "c_from"], uf_rows)
+        self._put("_m", ["old", "new", "c"], moves, temp=True)
+        touch = "s IN (SELECT old FROM _m) OR p IN (SELECT old FROM _m) OR o IN (SELECT old FROM _m)"
+        con.execute(f"CREATE OR REPLACE TEMP TABLE _touch AS SELECT * FROM t WHERE {touch}")
+        con.execute(f"DELETE FROM t WHERE {touch}")
+        con.execute(f"DELETE FROM _next WHERE {touch}")
+        con.execute("INSERT INTO hist SELECT * FROM _touch WHERE r > 0")
+        con.execute("INSERT INTO orig SELECT s, p, o FROM _touch WHERE r = 0")
+        self._put("_touch", ["s", "p", "o", "r"], refl, create=False)
+        self._rewrite_into_t("_touch", "_m")
+
+    def _put(self, table: str, columns: list[str], rows: Sequence[tuple[int, ...]], *, temp: bool = False,
+             create: bool = True) -> None:
+        """Rows of integers into ``table`` (created, or emptied, first if ``temp``)."""
+        con = self.con
+        if temp:
+            con.execute(f"CREATE OR REPLACE TEMP TABLE {table} ({', '.join(c + ' BIGINT' for c in columns)})")
+        if not rows:
+            return
+        con.register("_rows", {c: np.array([r[k] for r in rows], dtype=np.int64) for k, c in enumerate(columns)})
+        con.execute(f"INSERT INTO {table} SELECT {', '.join(columns)} FROM _rows")
+        con.unregister("_rows")
 
     def _insert_facts(self) -> int:
         """The TBox's own conclusions (scm-* closure, cls-oo) not yet in the closure, with the next rank."""
@@ -519,11 +705,6 @@ class DuckDBClosure:
             self.rank = rank
         return int(n)
 
-    def _schema_changed(self, rank: int) -> bool:
-        return bool(
-            self.con.execute(f"SELECT 1 FROM t WHERE r = {rank} AND {self._schema_filter()} LIMIT 1").fetchall()
-        )
-
     def _saturate(self) -> None:
         """Run rounds to the fixpoint with the whole closure as the delta (at the start, after a schema change)."""
         self._restart()
@@ -531,6 +712,7 @@ class DuckDBClosure:
 
     def _restart(self) -> None:
         """Recompile the schema, add its own conclusions and make the whole closure the delta ``d``."""
+        self._schema_merged = False
         self._recompile()
         self._insert_facts()
         self.con.execute("CREATE OR REPLACE TEMP TABLE d AS SELECT s, p, o FROM t")
@@ -573,67 +755,114 @@ class DuckDBClosure:
             con.execute(f"DROP TABLE IF EXISTS {table}")
         return read, int(new)
 
-    def _add_table(self, table: str) -> None:
-        con = self.con
+    def _assert(self, table: str) -> None:
+        """Take the triples of ``table(s, p, o)`` as asserted: ``owl:sameAs`` between two terms merges their classes,
+        a triple mentioning a non-representative is kept in ``orig`` and enters ``t`` rewritten, the others enter
+        ``t`` with rank 0. What is new to ``t`` is left in ``_next``."""
+        con, SAME = self.con, self.SAME
+        con.execute(f"CREATE OR REPLACE TEMP TABLE _ins AS SELECT DISTINCT s, p, o FROM {table}")
+        con.execute("CREATE OR REPLACE TEMP TABLE _next (s BIGINT, p BIGINT, o BIGINT)")
+        edges = con.execute(f"SELECT s, o FROM _ins WHERE p = {SAME} AND s <> o").fetchall()
+        moved = f"(p = {SAME} AND s <> o)"
+        if self._rep:
+            nr = self._nonrep()
+            moved = f"({moved} OR s IN {nr} OR p IN {nr} OR o IN {nr})"
+        con.execute(f"CREATE OR REPLACE TEMP TABLE _away AS SELECT s, p, o, 0 AS r FROM _ins WHERE {moved}")
+        con.execute("INSERT INTO orig SELECT s, p, o FROM _away ANTI JOIN orig "
+                    "ON orig.s = _away.s AND orig.p = _away.p AND orig.o = _away.o")
+        con.execute(f"DELETE FROM _ins WHERE {moved}")
         # already derived: asserted now (rank 0); the closure does not change
-        con.execute(f"UPDATE t SET r = 0 FROM (SELECT DISTINCT s, p, o FROM {table}) i "
-                    "WHERE t.s = i.s AND t.p = i.p AND t.o = i.o AND t.r > 0")
+        con.execute("UPDATE t SET r = 0 FROM _ins i WHERE t.s = i.s AND t.p = i.p AND t.o = i.o AND t.r > 0")
         start = self.rank + 1
-        n = con.execute(
-            f"INSERT INTO t SELECT DISTINCT i.s, i.p, i.o, {start} FROM {table} i ANTI JOIN t "
-            "ON t.s = i.s AND t.p = i.p AND t.o = i.o"
-        ).fetchall()[0][0]
-        if not n:
+        n = con.execute(f"INSERT INTO t SELECT i.s, i.p, i.o, {start} FROM _ins i ANTI JOIN t "
+                        "ON t.s = i.s AND t.p = i.p AND t.o = i.o").fetchall()[0][0]
+        if n:  # new asserted triples enter as the delta, then become rank 0
+            self.rank = start
+            con.execute(f"INSERT INTO _next SELECT s, p, o FROM t WHERE r = {start}")
+            con.execute(f"UPDATE t SET r = 0 WHERE r = {start}")
+        if self._rep:
+            con.execute(f"DELETE FROM _away WHERE p = {SAME} AND s <> o")
+            self._rewrite_into_t("_away", "(SELECT id AS old, rep AS new, c_to AS c FROM uf WHERE id <> rep)")
+        if edges:
+            self._merge([(a, b, 0) for a, b in edges])
+
+    def _add_table(self, table: str) -> None:
+        self._assert(table)
+        con = self.con
+        if not con.execute("SELECT count(*) FROM _next").fetchall()[0][0] and not self._schema_merged:
             return
-        # new asserted triples enter as the delta (rank ``start``), then become rank 0
-        self.rank = start
-        schema = self._schema_changed(start)
-        con.execute(f"CREATE OR REPLACE TEMP TABLE d AS SELECT s, p, o FROM t WHERE r = {start}")
-        con.execute(f"UPDATE t SET r = 0 WHERE r = {start}")
-        if schema:
+        if self._schema_in_next():
             self._saturate()
             return
+        con.execute("CREATE OR REPLACE TEMP TABLE d AS SELECT * FROM _next")
         self._continue()
+
+    def _schema_in_next(self) -> bool:
+        """Whether the delta ``_next`` holds a schema triple, or a merge joined declared terms."""
+        merged, self._schema_merged = self._schema_merged, False
+        return merged or bool(
+            self.con.execute(f"SELECT 1 FROM _next WHERE {self._schema_filter()} LIMIT 1").fetchall()
+        )
 
     def _continue(self) -> None:
         """Rounds from the current ``d`` table to the fixpoint; a new schema triple restarts from the whole closure."""
         for _ in range(_MAX_ROUNDS):
             if not self._round("d"):
                 return
-            if self._schema_changed(self.rank):
+            if self._schema_in_next():
                 self._restart()
                 continue
-            self.con.execute(f"CREATE OR REPLACE TEMP TABLE d AS SELECT s, p, o FROM t WHERE r = {self.rank}")
+            self.con.execute("CREATE OR REPLACE TEMP TABLE d AS SELECT DISTINCT s, p, o FROM _next")
         raise RuntimeError("OWL 2 RL evaluation did not reach a fixpoint")  # pragma: no cover
 
     def remove(self, triples: Iterable[Triple]) -> None:
-        """Retract asserted triples (DRed): over-delete what depends on them, re-derive what is still entailed."""
+        """Retract asserted triples (DRed): over-delete what depends on them, re-derive what is still entailed.
+        DRed runs on the representatives' closure, where the classes are fixed; a retraction that may split a
+        class (an asserted ``owl:sameAs`` removed, or a derived one over-deleted) recomputes from the asserted
+        triples instead (:meth:`_rebuild`)."""
         cols = self.dict.encode(triples)
         if not len(cols["s"]):
             return
-        con = self.con
+        con, SAME = self.con, self.SAME
         con.register("_out", cols)
         con.execute(
             "CREATE OR REPLACE TEMP TABLE gone AS SELECT DISTINCT t.s, t.p, t.o FROM t JOIN _out x "
-            "ON t.s = x.s AND t.p = x.p AND t.o = x.o WHERE t.r = 0"
+            "ON t.s = x.s AND t.p = x.p AND t.o = x.o WHERE t.r = 0 UNION SELECT orig.s, orig.p, orig.o FROM orig "
+            "JOIN _out x ON orig.s = x.s AND orig.p = x.p AND orig.o = x.o"
         )
         con.unregister("_out")
         if not con.execute("SELECT count(*) FROM gone").fetchall()[0][0]:
             return
-        schema = bool(con.execute(f"SELECT 1 FROM gone WHERE {self._schema_filter()} LIMIT 1").fetchall())
-        if schema:
-            # the rules themselves change: what the old rules derived is all suspect; re-derive from the rest
-            con.execute("DELETE FROM t WHERE r > 0 OR EXISTS (SELECT 1 FROM gone g WHERE g.s = t.s AND g.p = t.p "
-                        "AND g.o = t.o)")
-            self.rank = 0
-            self._saturate()
+        if con.execute(f"SELECT 1 FROM gone WHERE {self._schema_filter()} OR (p = {SAME} AND s <> o) "
+                       "LIMIT 1").fetchall():
+            # the rules or the classes themselves change: what was derived with them is all suspect
+            self._rebuild()
             return
-        # over-delete: the inferred consequences of the removed triples, transitively, over the old closure
-        con.execute("CREATE OR REPLACE TEMP TABLE od AS SELECT s, p, o FROM gone")
-        con.execute("CREATE OR REPLACE TEMP TABLE d AS SELECT s, p, o FROM gone")
-        for _ in range(_MAX_ROUNDS):
+        # the representatives' form of what goes (a triple of t may stand for several asserted ones: re-derived)
+        if self._rep:
             con.execute(
-                f"CREATE OR REPLACE TEMP TABLE d AS SELECT DISTINCT t.s, t.p, t.o FROM ({self._heads('d')}) h(s, p, o) "
+                "CREATE OR REPLACE TEMP TABLE gone_r AS SELECT DISTINCT coalesce(a.rep, g.s) AS s, "
+                "coalesce(b.rep, g.p) AS p, coalesce(c.rep, g.o) AS o FROM gone g LEFT JOIN uf a ON a.id = g.s "
+                "LEFT JOIN uf b ON b.id = g.p LEFT JOIN uf c ON c.id = g.o"
+            )
+        else:
+            con.execute("CREATE OR REPLACE TEMP TABLE gone_r AS SELECT * FROM gone")
+        # over-delete: the inferred consequences of the removed triples, transitively, over the old closure; a
+        # class with a derived owl:sameAs shows it in the representatives' form as rep sameAs rep: if over-deletion
+        # reaches one, the class may split
+        derived = [z for z, edges in self._edges.items() if any(r > 0 for _, _, r in edges)]
+        con.execute("CREATE OR REPLACE TEMP TABLE od AS SELECT s, p, o FROM gone_r SEMI JOIN t "
+                    "ON t.s = gone_r.s AND t.p = gone_r.p AND t.o = gone_r.o")
+        con.execute("CREATE OR REPLACE TEMP TABLE d AS SELECT * FROM od")
+        for _ in range(_MAX_ROUNDS):
+            con.execute("CREATE OR REPLACE TEMP TABLE _h AS SELECT DISTINCT * FROM "
+                        f"({self._heads('d', reflexive=bool(derived))}) h(s, p, o)")
+            if con.execute(f"SELECT 1 FROM _h WHERE p = {SAME} AND (s <> o OR s IN {_ids(derived)}) "
+                           "LIMIT 1").fetchall():
+                self._rebuild()  # a derived owl:sameAs may have lost its support: its class may split
+                return
+            con.execute(
+                "CREATE OR REPLACE TEMP TABLE d AS SELECT t.s, t.p, t.o FROM _h h "
                 "JOIN t ON t.s = h.s AND t.p = h.p AND t.o = h.o WHERE t.r > 0 "
                 "AND NOT EXISTS (SELECT 1 FROM od WHERE od.s = h.s AND od.p = h.p AND od.o = h.o)"
             )
@@ -642,21 +871,62 @@ class DuckDBClosure:
             con.execute("INSERT INTO od SELECT s, p, o FROM d")
         con.execute("DELETE FROM t WHERE EXISTS (SELECT 1 FROM od WHERE od.s = t.s AND od.p = t.p AND od.o = t.o) "
                     "AND (r > 0 OR EXISTS (SELECT 1 FROM gone g WHERE g.s = t.s AND g.p = t.p AND g.o = t.o))")
-        # re-derive: one round of every rule over what is left, keeping the heads among the deleted triples
+        con.execute("DELETE FROM orig WHERE EXISTS (SELECT 1 FROM gone g WHERE g.s = orig.s AND g.p = orig.p "
+                    "AND g.o = orig.o)")
+        # re-derive: one round of every rule over what is left, keeping the heads among the deleted triples; with
+        # the asserted triples kept in orig (rewritten) and the representatives' rep sameAs rep
         rank = self.rank + 1
         facts = " UNION ALL (SELECT s, p, o FROM _facts)" if self._register_facts() else ""
-        n = con.execute(
-            f"INSERT INTO t SELECT DISTINCT h.s, h.p, h.o, {rank} FROM (({self._heads('t')}){facts}) h(s, p, o) "
-            "SEMI JOIN od ON od.s = h.s AND od.p = h.p AND od.o = h.o "
-            "ANTI JOIN t ON t.s = h.s AND t.p = h.p AND t.o = h.o"
-        ).fetchall()[0][0]
+        con.execute(f"CREATE OR REPLACE TEMP TABLE _re AS SELECT h.s, h.p, h.o, {rank} AS r FROM "
+                    f"(({self._heads('t')}){facts}) h(s, p, o)")
         if facts:
             con.unregister("_facts")
+        if self._rep:
+            con.execute("CREATE OR REPLACE TEMP TABLE _next (s BIGINT, p BIGINT, o BIGINT)")
+            con.execute("CREATE OR REPLACE TEMP TABLE _back AS SELECT s, p, o, 0 AS r FROM orig "
+                        f"WHERE NOT (p = {SAME} AND s <> o)")
+            con.execute("INSERT INTO _back SELECT u.rep, " + str(SAME) + ", u.rep, 1 + min(u.c_to) FROM uf u "
+                        "WHERE u.id <> u.rep GROUP BY u.rep")
+            # the ranks kept for rewritten triples whose representatives' form is over-deleted no longer hold
+            con.execute(
+                "CREATE OR REPLACE TEMP TABLE _hk AS SELECT h.s, h.p, h.o FROM hist h LEFT JOIN uf a ON a.id = h.s "
+                "LEFT JOIN uf b ON b.id = h.p LEFT JOIN uf c ON c.id = h.o SEMI JOIN od ON od.s = coalesce(a.rep, h.s) "
+                "AND od.p = coalesce(b.rep, h.p) AND od.o = coalesce(c.rep, h.o)"
+            )
+            con.execute("DELETE FROM hist WHERE EXISTS (SELECT 1 FROM _hk k WHERE k.s = hist.s AND k.p = hist.p "
+                        "AND k.o = hist.o)")
+            self._rewritten("_back", "(SELECT id AS old, rep AS new, c_to AS c FROM uf WHERE id <> rep)")
+            con.execute("INSERT INTO _re SELECT s, p, o, r FROM _rw")
+        n = con.execute(
+            "INSERT INTO t SELECT h.s, h.p, h.o, min(h.r) FROM _re h "
+            "SEMI JOIN od ON od.s = h.s AND od.p = h.p AND od.o = h.o "
+            "ANTI JOIN t ON t.s = h.s AND t.p = h.p AND t.o = h.o GROUP BY ALL"
+        ).fetchall()[0][0]
         if not n:
             return
-        self.rank = rank
-        con.execute(f"CREATE OR REPLACE TEMP TABLE d AS SELECT s, p, o FROM t WHERE r = {rank}")
+        top = con.execute("SELECT max(r) FROM _re SEMI JOIN od ON od.s = _re.s AND od.p = _re.p "
+                          "AND od.o = _re.o").fetchall()[0][0]
+        self.rank = max(rank, int(top))
+        con.execute("CREATE OR REPLACE TEMP TABLE d AS SELECT s, p, o FROM t SEMI JOIN od "
+                    "ON od.s = t.s AND od.p = t.p AND od.o = t.o")
         self._continue()
+
+    def _rebuild(self) -> None:
+        """Recompute the closure from the asserted triples left after ``gone``: the rules or the equality classes
+        changed (a schema triple or an owl:sameAs retracted, directly or through over-deletion)."""
+        con = self.con
+        con.execute("CREATE OR REPLACE TEMP TABLE _all AS (SELECT s, p, o FROM t WHERE r = 0 UNION "
+                    "SELECT s, p, o FROM orig) EXCEPT SELECT s, p, o FROM gone")
+        for table in ("t", "uf", "orig", "hist"):
+            con.execute(f"DELETE FROM {table}")
+        self._rep.clear()
+        self._members.clear()
+        self._edges.clear()
+        self._pairs.clear()
+        self.rank = 0
+        self._assert("_all")
+        con.execute("DROP TABLE _all")
+        self._saturate()
 
     # ------------------------------------------------------------------ output
 
@@ -684,6 +954,7 @@ class DuckDBClosure:
                         f"AND f.o = e.s WHERE c.p = {TY} AND c.o = {v['AsymmetricProperty']}",
             "prp-pdw": f"SELECT a.s, a.p, a.o FROM t w JOIN t a ON a.p = w.s JOIN t b ON b.p = w.o AND b.s = a.s "
                        f"AND b.o = a.o WHERE w.p = {v['propertyDisjointWith']}",
+            # in the representatives' form: x differentFrom x, x sameAs x
             "eq-diff1": f"SELECT a.s, a.p, a.o FROM t a JOIN t b ON b.s = a.s AND b.o = a.o "
                         f"AND b.p = {v['differentFrom']} WHERE a.p = {v['sameAs']}",
         }
@@ -702,6 +973,19 @@ class DuckDBClosure:
                          "; ".join(str(t) for t in triples[:3]))
         return found
 
+    def _expanded(self) -> str:
+        """The closure with each representative expanded to every member of its class, as a SQL query of
+        ``(s, p, o, asserted)``."""
+        if not self._rep:
+            return "SELECT s, p, o, r = 0 AS asserted FROM t"
+        return (
+            "SELECT x.s, x.p, x.o, (x.same AND x.r = 0) OR EXISTS (SELECT 1 FROM orig WHERE orig.s = x.s "
+            "AND orig.p = x.p AND orig.o = x.o) AS asserted FROM (SELECT coalesce(a.id, t.s) AS s, "
+            "coalesce(b.id, t.p) AS p, coalesce(c.id, t.o) AS o, t.r, coalesce(a.id, t.s) = t.s AND "
+            "coalesce(b.id, t.p) = t.p AND coalesce(c.id, t.o) = t.o AS same FROM t LEFT JOIN uf a ON a.rep = t.s "
+            "LEFT JOIN uf b ON b.rep = t.p LEFT JOIN uf c ON c.rep = t.o) x"
+        )
+
     def _normalised_sql(self) -> str:
         """The inferred triples minus the noise :mod:`.normalize` lists (virtual, axiomatic, schema Things)."""
         d, TY, THING_ = self.dict, self.TYPE, self.THING
@@ -709,14 +993,17 @@ class DuckDBClosure:
         to_thing = _ids(d.id(p) for p in _TO_THING)
         both, subj, obj = (_ids(d.id(p) for p in ps) for ps in (_SCHEMA_BOTH, _SCHEMA_SUBJECT, _SCHEMA_OBJECT))
         meta = _ids(d.id(c) for c in META_CLASSES)
+        x = "t" if not self._rep else "_x"
         schema_terms = (
-            f"SELECT p AS x FROM t UNION SELECT o FROM t WHERE p = {TY} "
-            f"UNION SELECT s FROM t WHERE p = {TY} AND o IN {meta} "
-            f"UNION SELECT s FROM t WHERE p IN {both} UNION SELECT o FROM t WHERE p IN {both} "
-            f"UNION SELECT s FROM t WHERE p IN {subj} UNION SELECT o FROM t WHERE p IN {obj}"
+            f"SELECT p AS x FROM {x} UNION SELECT o FROM {x} WHERE p = {TY} "
+            f"UNION SELECT s FROM {x} WHERE p = {TY} AND o IN {meta} "
+            f"UNION SELECT s FROM {x} WHERE p IN {both} UNION SELECT o FROM {x} WHERE p IN {both} "
+            f"UNION SELECT s FROM {x} WHERE p IN {subj} UNION SELECT o FROM {x} WHERE p IN {obj}"
         )
+        source = "t WHERE r > 0" if not self._rep else "_x WHERE NOT asserted"
         return (
-            f"SELECT s, p, o FROM t WHERE r > 0 AND (s & 3) <> {LITERAL} AND (p & 3) = {IRI} "
+            ("" if not self._rep else f"WITH _x AS ({self._expanded()}) ")
+            + f"SELECT s, p, o FROM {source} AND (s & 3) <> {LITERAL} AND (p & 3) = {IRI} "
             "AND s NOT IN (SELECT id FROM terms WHERE "
             + " OR ".join(f"starts_with(nt, '<{ns}')" for ns in BUILTIN_NAMESPACES) + ") "
             f"AND NOT (p IN {reflexive} AND s = o) AND NOT (p IN {to_thing} AND o = {THING_}) "
@@ -779,14 +1066,38 @@ class DuckDBClosure:
                     return {}
                 key = np.array(list(wanted), dtype=np.int64)
                 cursor.register("_asked", {"s": key[:, 0], "p": key[:, 1], "o": key[:, 2]})
+                # a triple's rank: 0 if asserted; else that of its representatives' form in t, one up per
+                # position replaced (eq-rep-s/p/o with rep sameAs member); the rank it had before a merge
+                # rewrote it, if lower; for x sameAs y in one class, the rank of the pair (_pair_ranks) if lower
                 rows = cursor.execute(
-                    "SELECT a.s, a.p, a.o, min(t.r) FROM _asked a JOIN t ON t.s = a.s AND t.p = a.p "
-                    "AND t.o = a.o GROUP BY a.s, a.p, a.o").fetchall()
+                    "WITH q AS (SELECT a.s, a.p, a.o, coalesce(us.rep, a.s) AS rs, coalesce(up.rep, a.p) AS rp, "
+                    "coalesce(uo.rep, a.o) AS ro, greatest(CASE WHEN us.rep <> a.s THEN us.c_from END, "
+                    "CASE WHEN up.rep <> a.p THEN up.c_from END, CASE WHEN uo.rep <> a.o THEN uo.c_from END) AS c, "
+                    "(coalesce(us.rep, a.s) <> a.s)::INTEGER + (coalesce(up.rep, a.p) <> a.p)::INTEGER "
+                    "+ (coalesce(uo.rep, a.o) <> a.o)::INTEGER AS n FROM _asked a LEFT JOIN uf us ON us.id = a.s "
+                    "LEFT JOIN uf up ON up.id = a.p LEFT JOIN uf uo ON uo.id = a.o) "
+                    "SELECT q.s, q.p, q.o, q.rs, q.ro, CASE WHEN EXISTS (SELECT 1 FROM orig WHERE orig.s = q.s "
+                    "AND orig.p = q.p AND orig.o = q.o) THEN 0 ELSE least(greatest(t.r, q.c) + q.n, "
+                    "(SELECT min(h.r) FROM hist h WHERE h.s = q.s AND h.p = q.p AND h.o = q.o)) END "
+                    "FROM q JOIN t ON t.s = q.rs AND t.p = q.rp AND t.o = q.ro").fetchall()
             finally:
                 cursor.close()
-        except duckdb.Error:  # closed meanwhile
+        except duckdb.ConnectionException:  # closed meanwhile
             return {}
-        return {wanted[(s, p, o)]: int(r) for s, p, o, r in rows}
+        found = {}
+        for s, p, o, rs, ro, r in rows:
+            if p == self.SAME and s != o and rs == ro and rs in self._edges:
+                r = min(r, self._pair_rank(rs, s, o))
+            found[wanted[(s, p, o)]] = int(r)
+        return found
+
+    def _pair_rank(self, rep: int, a: int, b: int) -> int:
+        """The rank of ``a owl:sameAs b`` in the class of ``rep`` (:func:`_pair_ranks`, cached per source)."""
+        key = (a, False)
+        got = self._pairs.get(key)
+        if got is None:
+            got = self._pairs[key] = _pair_ranks(self._edges[rep], a)
+        return got[b]
 
 
 class DuckDBSession:

@@ -81,17 +81,23 @@ def restriction(p: NamedNode, out: list[Triple]) -> BlankNode:
     return r
 
 
+#: Axiom kinds that equate individuals (functional, inverse functional, max-cardinality 1, keys), for the
+#: equality-heavy graphs.
+EQUATING = [5, 15, 12]
+
+
 def axiom(rng: random.Random, classes: list[NamedNode], props: list[NamedNode], people: list[NamedNode],
-          out: list[Triple]) -> None:
+          out: list[Triple], *, equality: bool = False) -> None:
     a, b = rng.choice(classes), rng.choice(classes)
     p, q = rng.choice(props), rng.choice(props)
-    k = rng.randrange(16)
+    k = rng.choice(EQUATING) if equality and rng.random() < 0.5 else rng.randrange(16)
     simple = {0: (a, SUBCLASS, b), 1: (p, SUBPROPERTY, q), 2: (p, DOMAIN, a), 3: (p, RANGE, a), 4: (p, INVERSE, q),
               13: (a, EQ_CLASS, b), 14: (p, EQ_PROPERTY, q)}
     if k in simple:
         out.append(Triple(*simple[k]))  # type: ignore[arg-type]
     elif k == 5:
-        out.append(Triple(p, TYPE, owl(rng.choice(CHARACTERISTICS))))
+        kinds = CHARACTERISTICS[2:] if equality else CHARACTERISTICS
+        out.append(Triple(p, TYPE, owl(rng.choice(kinds))))
     elif k in (6, 7, 8, 15):
         r = restriction(p, out)
         if k == 6:
@@ -113,21 +119,23 @@ def axiom(rng: random.Random, classes: list[NamedNode], props: list[NamedNode], 
         out.append(Triple(a, HAS_KEY, rdf_list([p], out)))
 
 
-def gen(rng: random.Random) -> list[Triple]:
+def gen(rng: random.Random, *, equality: bool = False) -> list[Triple]:
+    """A random graph; ``equality``: half the axioms equate individuals, more data, owl:sameAs in a third of it
+    (classes of several individuals, merged by asserted and derived equalities alike)."""
     classes = [n(f"C{i}") for i in range(5)]
     props = [n(f"p{i}") for i in range(4)]
-    people = [n(f"i{i}") for i in range(6)]
+    people = [n(f"i{i}") for i in range(10 if equality else 6)]
     out: list[Triple] = []
     for _ in range(rng.randint(3, 12)):
-        axiom(rng, classes, props, people, out)
-    for _ in range(rng.randint(3, 15)):
+        axiom(rng, classes, props, people, out, equality=equality)
+    for _ in range(rng.randint(10, 30) if equality else rng.randint(3, 15)):
         x, y = rng.choice(people), rng.choice(people)
         k = rng.randrange(4)
         if k == 0:
             out.append(Triple(x, TYPE, rng.choice(classes)))
         elif k == 1:
             out.append(Triple(x, rng.choice(props), y))
-        elif k == 2 and rng.random() < 0.3:
+        elif k == 2 and rng.random() < (0.9 if equality else 0.3):
             out.append(Triple(x, SAME_AS, y))
         else:
             out.append(Triple(x, rng.choice(props), Literal(str(rng.randrange(3)))))
@@ -143,9 +151,22 @@ def engines() -> dict[str, object]:
     return {e: make_reasoner(ReasoningConfig(engine=e)) for e in ("duckdb", "reasonable", "owlrl")}
 
 
+#: Graphs where both reference engines over-derive the same triples, each by its own known fault, so that their
+#: intersection is no lower bound (the engine before the union-find gave the same closure on them).
+BOTH_OVER_DERIVE = {
+    (37, True): "reasonable's prp-ifp equates i9 and i1, whose p0 values differ (i9, \"1\"); owlrl's prp-key "
+                "equates i9 and i3, which differ on the key property p2 (i7, \"2\"): both then hold i9 = i1 = i3",
+}
+
+
+@pytest.mark.parametrize("equality", [False, True], ids=["mixed", "equality"])
 @pytest.mark.parametrize("seed", SEEDS)
-def test_duckdb_between_the_reference_engines(engines: dict[str, object], seed: int) -> None:
-    graph = gen(random.Random(seed))
+def test_duckdb_between_the_reference_engines(
+    engines: dict[str, object], seed: int, equality: bool, request: pytest.FixtureRequest
+) -> None:
+    if (seed, equality) in BOTH_OVER_DERIVE:
+        request.applymarker(pytest.mark.xfail(reason=BOTH_OVER_DERIVE[seed, equality], strict=True))
+    graph = gen(random.Random(seed), equality=equality)
     duck, ref, owl = (
         _plain(engines[e].materialize(graph)) for e in ("duckdb", "reasonable", "owlrl")  # type: ignore[attr-defined]
     )
