@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 import tempfile
 from collections.abc import Collection, Iterable, Sequence
 from pathlib import Path
@@ -260,6 +261,18 @@ def _sql_path(path: Path) -> str:
     return text
 
 
+#: The rule tables a rule's SQL joins (``JOIN sco ON``, ``JOIN ints i2 ON``).
+_JOINED = re.compile(r"JOIN (sco|spo|dom|rng|inv|symp|fp|ifp|svf|avf|hv|maxc|maxqc|ints) ")
+
+#: The OWL terms the inconsistency checks read (:meth:`DuckDBClosure.inconsistencies`).
+_CLASH_TERMS = ("disjointWith", "complementOf", "Nothing", "maxCardinality", "onProperty", "IrreflexiveProperty",
+                "AsymmetricProperty", "propertyDisjointWith", "differentFrom", "sameAs")
+#: Every term the engine itself names, numbered at once when a closure starts.
+_VOCABULARY: list[Term] = list(dict.fromkeys([
+    TYPE, SAME_AS, THING, *SCHEMA_PREDICATES, *META_CLASSES, *DECLARATIONS, *_REFLEXIVE_VIRTUAL, *_TO_THING,
+    *_SCHEMA_BOTH, *_SCHEMA_SUBJECT, *_SCHEMA_OBJECT, *(NamedNode(OWL + name) for name in _CLASH_TERMS),
+]))
+
 #: The share of physical memory DuckDB may use before it spills to its temporary directory.
 MEMORY_SHARE = 0.4
 
@@ -336,6 +349,7 @@ class DuckDBClosure:
         self.con = _connect(Path(self._tmp.name))
         self.dict = Dictionary(self.con)
         d = self.dict
+        d.encode_terms(_VOCABULARY)  # one statement for the engine's own terms (each d.id below is a cache hit)
         self.TYPE, self.SAME, self.THING = d.id(TYPE), d.id(SAME_AS), d.id(THING)
         self._schema_p = [d.id(p) for p in SCHEMA_PREDICATES]
         self._meta = [d.id(c) for c in (*META_CLASSES, *DECLARATIONS)]
@@ -357,6 +371,7 @@ class DuckDBClosure:
         con.execute("CREATE TABLE uf (id BIGINT, rep BIGINT, c_to INTEGER, c_from INTEGER)")
         con.execute("CREATE TABLE orig (s BIGINT, p BIGINT, o BIGINT)")
         con.execute("CREATE TABLE hist (s BIGINT, p BIGINT, o BIGINT, r INTEGER)")
+        self._empty: set[str] = set()  # the rule tables without rows (created at first, then kept while empty)
         self._rule_tables(TBox())
         with gc_paused():
             cols = d.encode(asserted)
@@ -398,6 +413,14 @@ class DuckDBClosure:
     def _rule_tables(self, tb: TBox) -> None:
         """Load the ground rule tables of ``tb`` (ids, in the representatives' form) into DuckDB."""
         rep_of, term_id = self._rep, self.dict.id
+        self.dict.encode_terms([x for rows in (tb.sco, tb.spo, tb.domain, tb.range, tb.inverse, tb.some, tb.all,
+                                                tb.has_value, tb.max_one, tb.max_one_q, tb.one_of) for row in rows
+                                for x in row] + [*tb.symmetric, *tb.transitive, *tb.functional,
+                                                 *tb.inverse_functional]
+                               + [x for c, ms in tb.intersections for x in (c, *ms)]
+                               + [x for p, ps in (*tb.chains, *tb.keys) for x in (p, *ps)]
+                               + [x for t in tb.derived for x in (t.subject, t.predicate, t.object)
+                                  if type(x) is not Triple])  # type: ignore[misc]
 
         def i(term: Term) -> int:
             x = term_id(term)
@@ -422,7 +445,12 @@ class DuckDBClosure:
             "ints": ("c BIGINT, k BIGINT, m BIGINT, n BIGINT",
                      [(i(c), k, i(m), len(set(ms))) for k, (c, ms) in enumerate(tb.intersections) for m in set(ms)]),
         }
+        #: the rule tables without rows: the rules joining them are left out of the SQL (tiny graphs plan faster)
+        was_empty = self._empty
+        self._empty = {name for name, (_, rows) in tables.items() if not rows}
         for name, (columns, rows) in tables.items():
+            if name in was_empty and not rows:
+                continue  # empty and was empty: nothing to replace
             self.con.execute(f"CREATE OR REPLACE TABLE {name} ({columns})")
             if rows:
                 width = len(rows[0])
@@ -504,6 +532,7 @@ class DuckDBClosure:
                     f"JOIN {src[k]} e{k} ON e{k}.s = e{k - 1}.o AND e{k}.p = {chain[k]}" for k in range(1, len(chain))
                 )
                 q.append(f"SELECT e0.s, {p}, e{len(chain) - 1}.o FROM {src[0]} e0 {joins} WHERE e0.p = {chain[0]}")
+        q = [sql for sql in q if not self._empty.intersection(_JOINED.findall(sql))]
         for c, props in self._keys:  # prp-key: x and y of class c agreeing on every key property
             def side(n: str, props: list[int] = props) -> str:
                 joins = " ".join(
@@ -520,7 +549,9 @@ class DuckDBClosure:
 
     def _transitive(self, d: str) -> str | None:
         """prp-trp as one closure step: the transitive closure of each transitive property touched by ``d``."""
-        if not self.con.execute(f"SELECT 1 FROM {d} JOIN trp ON {d}.p = trp.p LIMIT 1").fetchall():
+        if "trp" in self._empty or not self.con.execute(
+            f"SELECT 1 FROM {d} JOIN trp ON {d}.p = trp.p LIMIT 1"
+        ).fetchall():
             return None
         return (
             "WITH RECURSIVE tc(p, s, o) AS (SELECT t.p, t.s, t.o FROM t JOIN trp ON t.p = trp.p "
@@ -763,14 +794,15 @@ class DuckDBClosure:
         con.execute(f"CREATE OR REPLACE TEMP TABLE _ins AS SELECT DISTINCT s, p, o FROM {table}")
         con.execute("CREATE OR REPLACE TEMP TABLE _next (s BIGINT, p BIGINT, o BIGINT)")
         edges = con.execute(f"SELECT s, o FROM _ins WHERE p = {SAME} AND s <> o").fetchall()
-        moved = f"(p = {SAME} AND s <> o)"
-        if self._rep:
-            nr = self._nonrep()
-            moved = f"({moved} OR s IN {nr} OR p IN {nr} OR o IN {nr})"
-        con.execute(f"CREATE OR REPLACE TEMP TABLE _away AS SELECT s, p, o, 0 AS r FROM _ins WHERE {moved}")
-        con.execute("INSERT INTO orig SELECT s, p, o FROM _away ANTI JOIN orig "
-                    "ON orig.s = _away.s AND orig.p = _away.p AND orig.o = _away.o")
-        con.execute(f"DELETE FROM _ins WHERE {moved}")
+        if edges or self._rep:
+            moved = f"(p = {SAME} AND s <> o)"
+            if self._rep:
+                nr = self._nonrep()
+                moved = f"({moved} OR s IN {nr} OR p IN {nr} OR o IN {nr})"
+            con.execute(f"CREATE OR REPLACE TEMP TABLE _away AS SELECT s, p, o, 0 AS r FROM _ins WHERE {moved}")
+            con.execute("INSERT INTO orig SELECT s, p, o FROM _away ANTI JOIN orig "
+                        "ON orig.s = _away.s AND orig.p = _away.p AND orig.o = _away.o")
+            con.execute(f"DELETE FROM _ins WHERE {moved}")
         # already derived: asserted now (rank 0); the closure does not change
         con.execute("UPDATE t SET r = 0 FROM _ins i WHERE t.s = i.s AND t.p = i.p AND t.o = i.o AND t.r > 0")
         start = self.rank + 1
@@ -935,10 +967,19 @@ class DuckDBClosure:
         cls-maxc1, prp-irp, prp-asyp, prp-pdw, eq-diff1), each with up to ``limit`` offending triples. The
         closure is still materialised (as the other engines do); the knowledge base logs these as warnings."""
         d, TY = self.dict, self.TYPE
-        v = {name: d.id(NamedNode(OWL + name)) for name in (
-            "disjointWith", "complementOf", "Nothing", "maxCardinality", "onProperty", "IrreflexiveProperty",
-            "AsymmetricProperty", "propertyDisjointWith", "differentFrom", "sameAs")}
-        zero = _ids(i for term, i in d.ids.items() if type(term) is Literal and term.value.strip() == "0")
+        v = {name: d.id(NamedNode(OWL + name)) for name in _CLASH_TERMS}
+        # which checks can fire at all: their predicate, or their class as an rdf:type object, is in the closure
+        needs = {"cax-dw": v["disjointWith"], "cls-com": v["complementOf"], "cls-nothing2": v["Nothing"],
+                 "cls-maxc1": v["maxCardinality"], "prp-irp": v["IrreflexiveProperty"],
+                 "prp-asyp": v["AsymmetricProperty"], "prp-pdw": v["propertyDisjointWith"],
+                 "eq-diff1": v["differentFrom"]}
+        present = {int(x) for x, in self.con.execute(
+            f"SELECT DISTINCT p FROM t WHERE p IN {_ids(needs.values())} UNION SELECT DISTINCT o FROM t "
+            f"WHERE p = {TY} AND o IN {_ids(needs.values())}").fetchall()}
+        if not present:
+            return []
+        zero = _ids(i for term, i in list(d.ids.items()) if type(term) is Literal and term.value.strip() == "0") \
+            if v["maxCardinality"] in present else "(NULL)"
         checks = {
             "cax-dw": f"SELECT a.s, a.p, a.o FROM t w JOIN t a ON a.p = {TY} AND a.o = w.s JOIN t b ON b.s = a.s "
                       f"AND b.p = {TY} AND b.o = w.o WHERE w.p = {v['disjointWith']}",
@@ -960,6 +1001,8 @@ class DuckDBClosure:
         }
         found = []
         for rule, sql in checks.items():
+            if needs[rule] not in present:
+                continue
             cols = self.con.execute(f"SELECT DISTINCT * FROM ({sql}) x(s, p, o) LIMIT {int(limit)}").fetchnumpy()
             if len(cols["s"]):
                 found.append((rule, d.decode(cols)))
