@@ -8,9 +8,15 @@ distinct heads that are not in ``t`` yet, with the next rank; the fixpoint is re
 A new schema triple (a subclass axiom derived from data, say) recompiles the tables and re-runs one round over
 the whole closure. The premises of a triple of rank ``k`` all have ranks below ``k`` (explanations use it).
 
+Equality is a union-find, not rules: ``owl:sameAs`` edges (asserted, or heads of prp-fp/ifp, cls-maxc2/maxqc,
+prp-key) join classes represented by their smallest id, ``t`` holds every triple in its representatives' form
+(plus ``z owl:sameAs z`` per class), a merge rewrites what it touches (the next delta), and the output expands each
+representative to its class. Ranks of expanded triples and of sameAs pairs are computed on demand (:meth:`ranks`).
+
 Incremental: additions are the delta of a new round; deletions follow DRed: over-delete everything that
 depends on a removed triple (the same rules, run from the removed set over the old closure), then re-derive what
-still has a derivation from what is left, then saturate from the re-derived triples. No full rebuild.
+still has a derivation from what is left, then saturate from the re-derived triples. No full rebuild, but for
+retractions that change the schema or may split an equality class (:meth:`DuckDBClosure.remove`).
 
 The inferred set handed out is normalised in SQL exactly as :func:`~.normalize.normalize_inferred` documents (the
 same noise is dropped), then decoded: only the result becomes Python terms.
