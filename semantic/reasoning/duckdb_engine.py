@@ -15,8 +15,9 @@ representative to its class. Ranks of expanded triples and of sameAs pairs are c
 
 Incremental: additions are the delta of a new round; deletions follow DRed: over-delete everything that
 depends on a removed triple (the same rules, run from the removed set over the old closure), then re-derive what
-still has a derivation from what is left, then saturate from the re-derived triples. No full rebuild, but for
-retractions that change the schema or may split an equality class (:meth:`DuckDBClosure.remove`).
+still has a derivation from what is left, then saturate from the re-derived triples. A retraction that may split
+an equality class dissolves that class only (:meth:`DuckDBClosure._split`); only a retracted schema triple
+recomputes the closure from the asserted triples (:meth:`DuckDBClosure.remove`).
 
 The inferred set handed out is normalised in SQL exactly as :func:`~.normalize.normalize_inferred` documents (the
 same noise is dropped), then decoded: only the result becomes Python terms.
@@ -310,6 +311,12 @@ def _ids(xs: Iterable[int]) -> str:
     return "(" + ", ".join(map(str, items)) + ")" if items else "(NULL)"
 
 
+def _mentions(ids: Iterable[int]) -> str:
+    """A SQL condition: the row's ``s``, ``p`` or ``o`` is one of ``ids``."""
+    listed = _ids(ids)
+    return f"(s IN {listed} OR p IN {listed} OR o IN {listed})"
+
+
 def _pair_ranks(edges: list[tuple[int, int, int]], source: int, *, reverse: bool = False) -> dict[int, int]:
     """The rank of ``source owl:sameAs x`` (``reverse``: of ``x owl:sameAs source``) for every ``x`` the equality
     ``edges`` (``a``, ``b``, rank of ``a owl:sameAs b``) connect to ``source``: the least, over paths, of the highest
@@ -369,6 +376,8 @@ class DuckDBClosure:
         self._edges: dict[int, list[tuple[int, int, int]]] = {}
         self._pairs: dict[tuple[int, bool], dict[int, int]] = {}  # (source, reverse) -> _pair_ranks, per class
         self._schema_merged = False  # a merge joined declared terms (classes, properties): the schema changed
+        self.rebuilds = 0  # full recomputations (a schema triple retracted), for tests
+        self.splits = 0  # retractions that dissolved equality classes (:meth:`_split`), for tests
         con = self.con
         con.execute("CREATE TABLE t (s BIGINT, p BIGINT, o BIGINT, r INTEGER)")
         # uf: every member of a class with its representative and the ranks of member sameAs rep (c_to) and of
@@ -394,13 +403,12 @@ class DuckDBClosure:
 
     # ------------------------------------------------------------------ schema
 
-    def _schema_filter(self, alias: str = "") -> str:
+    def _schema_filter(self, alias: str = "", *, equality: bool = True) -> str:
+        """The schema triples (``equality``: with ``owl:sameAs`` from a declared term) as a SQL condition."""
         a = f"{alias}." if alias else ""
-        return (
-            f"({a}p IN {_ids(self._schema_p)} OR ({a}p = {self.TYPE} AND {a}o IN {_ids(self._meta)}) "
-            f"OR ({a}p = {self.SAME} AND {a}s IN (SELECT s FROM t WHERE p = {self.TYPE} "
-            f"AND o IN {_ids(self._declared)})))"
-        )
+        same = (f" OR ({a}p = {self.SAME} AND {a}s IN (SELECT s FROM t WHERE p = {self.TYPE} "
+                f"AND o IN {_ids(self._declared)}))") if equality else ""
+        return f"({a}p IN {_ids(self._schema_p)} OR ({a}p = {self.TYPE} AND {a}o IN {_ids(self._meta)}){same})"
 
     def _schema_triples(self) -> list[Triple]:
         """The schema triples of ``t``, and the equality edges of the classes of declared terms (classes,
@@ -855,9 +863,9 @@ class DuckDBClosure:
 
     def remove(self, triples: Iterable[Triple]) -> None:
         """Retract asserted triples (DRed): over-delete what depends on them, re-derive what is still entailed.
-        DRed runs on the representatives' closure, where the classes are fixed; a retraction that may split a
-        class (an asserted ``owl:sameAs`` removed, or a derived one over-deleted) recomputes from the asserted
-        triples instead (:meth:`_rebuild`)."""
+        DRed runs on the representatives' closure; a retraction that may split an equality class (an asserted
+        ``owl:sameAs`` removed, or over-deletion reaching a class with a derived one) dissolves that class only
+        (:meth:`_split`). A removed schema triple recomputes from the asserted triples (:meth:`_rebuild`)."""
         cols = self.dict.encode(triples)
         if not len(cols["s"]):
             return
@@ -871,11 +879,12 @@ class DuckDBClosure:
         con.unregister("_out")
         if not con.execute("SELECT count(*) FROM gone").fetchall()[0][0]:
             return
-        if con.execute(f"SELECT 1 FROM gone WHERE {self._schema_filter()} OR (p = {SAME} AND s <> o) "
-                       "LIMIT 1").fetchall():
-            # the rules or the classes themselves change: what was derived with them is all suspect
-            self._rebuild()
+        if con.execute(f"SELECT 1 FROM gone WHERE {self._schema_filter(equality=False)} LIMIT 1").fetchall():
+            self._rebuild()  # the rules themselves change: what was derived with them is all suspect
             return
+        # the classes that lose an asserted equality edge: dissolved, and rebuilt from the edges that still hold
+        split = {self._rep[int(s)] for s, in con.execute(
+            f"SELECT DISTINCT s FROM gone WHERE p = {SAME} AND s <> o").fetchall() if int(s) in self._rep}
         # the representatives' form of what goes (a triple of t may stand for several asserted ones: re-derived)
         if self._rep:
             con.execute(
@@ -885,32 +894,44 @@ class DuckDBClosure:
             )
         else:
             con.execute("CREATE OR REPLACE TEMP TABLE gone_r AS SELECT * FROM gone")
-        # over-delete: the inferred consequences of the removed triples, transitively, over the old closure; a
-        # class with a derived owl:sameAs shows it in the representatives' form as rep sameAs rep: if over-deletion
-        # reaches one, the class may split
-        derived = [z for z, edges in self._edges.items() if any(r > 0 for _, _, r in edges)]
+        # over-delete: the inferred consequences of the removed triples, transitively, over the old closure, and
+        # every triple that mentions the representative of a class that may split (it may stand for members that
+        # are no longer equal). A class with a derived owl:sameAs shows its support in the representatives' form as
+        # rep sameAs rep: if over-deletion reaches one, the class may split too
+        derived = {z for z, edges in self._edges.items() if any(r > 0 for _, _, r in edges)}
         con.execute("CREATE OR REPLACE TEMP TABLE od AS SELECT s, p, o FROM gone_r SEMI JOIN t "
                     "ON t.s = gone_r.s AND t.p = gone_r.p AND t.o = gone_r.o")
+        if split:
+            con.execute(f"INSERT INTO od SELECT s, p, o FROM t WHERE {_mentions(split)} EXCEPT SELECT * FROM od")
         con.execute("CREATE OR REPLACE TEMP TABLE d AS SELECT * FROM od")
         for _ in range(_MAX_ROUNDS):
             con.execute("CREATE OR REPLACE TEMP TABLE _h AS SELECT DISTINCT * FROM "
                         f"({self._heads('d', reflexive=bool(derived))}) h(s, p, o)")
-            if con.execute(f"SELECT 1 FROM _h WHERE p = {SAME} AND (s <> o OR s IN {_ids(derived)}) "
-                           "LIMIT 1").fetchall():
-                self._rebuild()  # a derived owl:sameAs may have lost its support: its class may split
+            if con.execute(f"SELECT 1 FROM _h WHERE p = {SAME} AND s <> o LIMIT 1").fetchall():
+                self._rebuild()  # two classes a saturated closure did not merge: not expected, but safe
                 return
+            reached = {int(z) for z, in con.execute(
+                f"SELECT DISTINCT s FROM _h WHERE p = {SAME} AND s IN {_ids(derived)}").fetchall()} - split
+            split |= reached
             con.execute(
                 "CREATE OR REPLACE TEMP TABLE d AS SELECT t.s, t.p, t.o FROM _h h "
-                "JOIN t ON t.s = h.s AND t.p = h.p AND t.o = h.o WHERE t.r > 0 "
-                "AND NOT EXISTS (SELECT 1 FROM od WHERE od.s = h.s AND od.p = h.p AND od.o = h.o)"
+                "JOIN t ON t.s = h.s AND t.p = h.p AND t.o = h.o WHERE t.r > 0"
+                + (f" UNION SELECT s, p, o FROM t WHERE {_mentions(reached)}" if reached else "")
+                + " EXCEPT SELECT s, p, o FROM od"
             )
             if not con.execute("SELECT count(*) FROM d").fetchall()[0][0]:
                 break
             con.execute("INSERT INTO od SELECT s, p, o FROM d")
+        schema = bool(split) and bool(con.execute(
+            f"SELECT 1 FROM t WHERE ({_mentions(split)}) AND {self._schema_filter(equality=False)} LIMIT 1"
+        ).fetchall())
         con.execute("DELETE FROM t WHERE EXISTS (SELECT 1 FROM od WHERE od.s = t.s AND od.p = t.p AND od.o = t.o) "
                     "AND (r > 0 OR EXISTS (SELECT 1 FROM gone g WHERE g.s = t.s AND g.p = t.p AND g.o = t.o))")
         con.execute("DELETE FROM orig WHERE EXISTS (SELECT 1 FROM gone g WHERE g.s = orig.s AND g.p = orig.p "
                     "AND g.o = orig.o)")
+        if split:
+            self._split(split, schema=schema)
+            return
         # re-derive: one round of every rule over what is left, keeping the heads among the deleted triples; with
         # the asserted triples kept in orig (rewritten) and the representatives' rep sameAs rep
         rank = self.rank + 1
@@ -925,14 +946,7 @@ class DuckDBClosure:
                         f"WHERE NOT (p = {SAME} AND s <> o)")
             con.execute("INSERT INTO _back SELECT u.rep, " + str(SAME) + ", u.rep, 1 + min(u.c_to) FROM uf u "
                         "WHERE u.id <> u.rep GROUP BY u.rep")
-            # the ranks kept for rewritten triples whose representatives' form is over-deleted no longer hold
-            con.execute(
-                "CREATE OR REPLACE TEMP TABLE _hk AS SELECT h.s, h.p, h.o FROM hist h LEFT JOIN uf a ON a.id = h.s "
-                "LEFT JOIN uf b ON b.id = h.p LEFT JOIN uf c ON c.id = h.o SEMI JOIN od ON od.s = coalesce(a.rep, h.s) "
-                "AND od.p = coalesce(b.rep, h.p) AND od.o = coalesce(c.rep, h.o)"
-            )
-            con.execute("DELETE FROM hist WHERE EXISTS (SELECT 1 FROM _hk k WHERE k.s = hist.s AND k.p = hist.p "
-                        "AND k.o = hist.o)")
+            self._forget_hist()
             self._rewritten("_back", "(SELECT id AS old, rep AS new, c_to AS c FROM uf WHERE id <> rep)")
             con.execute("INSERT INTO _re SELECT s, p, o, r FROM _rw")
         n = con.execute(
@@ -949,9 +963,68 @@ class DuckDBClosure:
                     "ON od.s = t.s AND od.p = t.p AND od.o = t.o")
         self._continue()
 
+    def _forget_hist(self) -> None:
+        """Drop the ranks kept for rewritten triples (``hist``) whose representatives' form is over-deleted (``od``):
+        they no longer hold."""
+        con = self.con
+        con.execute(
+            "CREATE OR REPLACE TEMP TABLE _hk AS SELECT h.s, h.p, h.o FROM hist h LEFT JOIN uf a ON a.id = h.s "
+            "LEFT JOIN uf b ON b.id = h.p LEFT JOIN uf c ON c.id = h.o SEMI JOIN od ON od.s = coalesce(a.rep, h.s) "
+            "AND od.p = coalesce(b.rep, h.p) AND od.o = coalesce(c.rep, h.o)"
+        )
+        con.execute("DELETE FROM hist WHERE EXISTS (SELECT 1 FROM _hk k WHERE k.s = hist.s AND k.p = hist.p "
+                    "AND k.o = hist.o)")
+
+    def _split(self, reps: set[int], *, schema: bool) -> None:
+        """Dissolve the equality classes of ``reps`` after over-deletion (every triple of ``t`` mentioning them is in
+        ``od`` and, unless asserted, deleted): every member becomes its own representative, the asserted triples
+        that mention a member (``orig``) are asserted again, so that the equality edges that still hold join new
+        classes and the triples enter ``t`` in their form (:meth:`_assert`), the schema is recompiled if ``schema``
+        (a schema triple mentioned a representative) or a new class joins declared terms, and one round over the
+        whole closure re-derives what still holds (:meth:`_continue` saturates from there). The derived equality
+        edges of the classes are dropped: re-derived, they merge again."""
+        con = self.con
+        self.splits += 1
+        members = sorted({m for z in reps for m in self._members.pop(z)})
+        for z in reps:
+            self._edges.pop(z, None)
+        for m in members:
+            self._rep.pop(m, None)
+        self._pairs.clear()
+        con.execute(f"DELETE FROM uf WHERE rep IN {_ids(reps)}")
+        con.execute(f"DELETE FROM hist WHERE {_mentions(members)}")
+        self._forget_hist()
+        con.execute(f"CREATE OR REPLACE TEMP TABLE _back AS SELECT s, p, o FROM orig WHERE {_mentions(members)}")
+        con.execute(f"DELETE FROM orig WHERE {_mentions(members)}")
+        self._assert("_back")
+        # the other classes' asserted triples and rep sameAs rep whose representatives' form was over-deleted
+        con.execute(
+            "CREATE OR REPLACE TEMP TABLE _back AS SELECT x.s, x.p, x.o, 0 AS r FROM orig x LEFT JOIN uf a "
+            "ON a.id = x.s LEFT JOIN uf b ON b.id = x.p LEFT JOIN uf c ON c.id = x.o "
+            f"WHERE NOT (x.p = {self.SAME} AND x.s <> x.o) AND NOT EXISTS (SELECT 1 FROM t "
+            "WHERE t.s = coalesce(a.rep, x.s) AND t.p = coalesce(b.rep, x.p) AND t.o = coalesce(c.rep, x.o))"
+        )
+        con.execute(f"INSERT INTO _back SELECT u.rep, {self.SAME}, u.rep, 1 + min(u.c_to) FROM uf u "
+                    f"WHERE u.id <> u.rep AND NOT EXISTS (SELECT 1 FROM t WHERE t.s = u.rep AND t.p = {self.SAME} "
+                    "AND t.o = u.rep) GROUP BY u.rep")
+        self._rewritten("_back", "(SELECT id AS old, rep AS new, c_to AS c FROM uf WHERE id <> rep)")
+        con.execute("CREATE OR REPLACE TEMP TABLE _rwd AS SELECT * FROM _rw ANTI JOIN t ON t.s = _rw.s "
+                    "AND t.p = _rw.p AND t.o = _rw.o")
+        con.execute("INSERT INTO t SELECT s, p, o, r FROM _rwd")
+        top = con.execute("SELECT max(r) FROM _rwd").fetchall()[0][0]
+        self.rank = max(self.rank, int(top or 0))
+        con.execute("DROP TABLE _back")
+        if self._schema_in_next() or schema:
+            self._restart()
+        else:
+            self._insert_facts()
+            con.execute("CREATE OR REPLACE TEMP TABLE d AS SELECT s, p, o FROM t")
+        self._continue()
+
     def _rebuild(self) -> None:
-        """Recompute the closure from the asserted triples left after ``gone``: the rules or the equality classes
-        changed (a schema triple or an owl:sameAs retracted, directly or through over-deletion)."""
+        """Recompute the closure from the asserted triples left after ``gone``: the rules changed (a schema triple
+        retracted)."""
+        self.rebuilds += 1
         con = self.con
         con.execute("CREATE OR REPLACE TEMP TABLE _all AS (SELECT s, p, o FROM t WHERE r = 0 UNION "
                     "SELECT s, p, o FROM orig) EXCEPT SELECT s, p, o FROM gone")

@@ -1,13 +1,37 @@
 """owl:sameAs in the duckdb engine: a union-find over the equality edges, every triple rewritten to its classes'
 representatives while reasoning and expanded on output; ranks for every triple handed out; retractions that
-split a class."""
+split a class, dissolving that class only (no full recomputation)."""
 
 from __future__ import annotations
 
-from pyoxigraph import NamedNode, RdfFormat, Triple, parse
+import importlib.util
+import random
+from collections.abc import Collection
+from pathlib import Path
+from types import ModuleType
 
-from hybridkg.semantic.reasoning.duckdb_engine import DuckDBClosure, DuckDBReasoner, _pair_ranks
-from hybridkg.semantic.vocab import SAME_AS
+import pytest
+from pyoxigraph import NamedNode, RdfFormat, Triple, parse
+from support.shared import shared_path
+
+from hybridkg.semantic.base import Explanation
+from hybridkg.semantic.reasoning.duckdb_engine import DuckDBClosure, DuckDBReasoner, DuckDBSession, _pair_ranks
+from hybridkg.semantic.reasoning.explain import Explainer
+from hybridkg.semantic.reasoning.memview import MemoryGraphView
+from hybridkg.semantic.vocab import SAME_AS, THING, TYPE
+
+
+def _load_rulecheck() -> ModuleType:
+    path = Path(__file__).resolve().parents[2] / "support" / "rulecheck.py"
+    spec = importlib.util.spec_from_file_location("hybridkg_tests_rulecheck_eq", path)
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+rulecheck = _load_rulecheck()
 
 PREFIXES = """@prefix : <http://example.org/> . @prefix owl: <http://www.w3.org/2002/07/owl#> .
 @prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .
@@ -80,9 +104,50 @@ def test_pair_ranks() -> None:
     assert _pair_ranks([(1, 2, 3)], 2) == {1: 4}
 
 
-def _session_against_recomputation(base: set[Triple], steps: list[tuple[set[Triple], set[Triple]]]) -> None:
+def _nodes(tree: Explanation) -> list[Explanation]:
+    return [tree, *(n for p in tree.premises for n in _nodes(p))]
+
+
+def rank_problems(session: DuckDBSession, asserted: set[Triple], goals: Collection[Triple]) -> list[str]:
+    """What is wrong with the session's ranks: a triple of the closure without one, an asserted triple not at 0, an
+    inferred one at 0; a goal (inferred) the explainer, guided by the ranks, cannot prove without falling back to
+    the unranked search, or proves with a premise not ranked below its conclusion."""
+    inferred = session.inferred
+    ranks = session.ranks(inferred | asserted)
+    problems = [f"no rank: {t}" for t in (inferred | asserted) - ranks.keys()]
+    problems += [f"asserted, rank {ranks[t]}: {t}" for t in asserted if ranks.get(t, 0) != 0]
+    problems += [f"inferred, rank 0: {t}" for t in inferred if ranks.get(t) == 0]
+    view = MemoryGraphView(asserted, set(inferred))
+    explainer = Explainer(view, ranks=session.ranks)
+    for goal in goals:
+        if goal.predicate == TYPE and goal.object == THING:
+            continue  # the engine's owl:Thing for every subject: the explainer's proof of it is not rank-guided
+        tree = explainer.explain(goal)
+        if tree.rule is None:
+            problems.append(f"no proof: {goal}")
+            continue
+        problems += rulecheck.check_explanation(tree, asserted)
+        nodes = _nodes(tree)
+        found = session.ranks({n.triple for n in nodes})
+        for node in nodes:
+            top = found.get(node.triple)
+            if node.rule is None or top is None or (node.triple.predicate == TYPE and node.triple.object == THING):
+                continue
+            limit = top + 1 if node.rule == "prp-trp" or node.rule.startswith("scm-") else top
+            problems += [f"{p.triple} ({found[p.triple]}) under {node.triple} ({top})" for p in node.premises
+                         if found.get(p.triple, -1) >= limit]
+    if explainer.unranked_fallbacks:
+        problems.append(f"{explainer.unranked_fallbacks} unranked fallbacks")
+    return problems
+
+
+def _session_against_recomputation(base: set[Triple], steps: list[tuple[set[Triple], set[Triple]]]) -> DuckDBClosure:
+    """Apply ``steps`` to a session on ``base``; after each, the inferred set and the delta equal those of full
+    recomputations and the ranks serve the explainer (:func:`rank_problems`). Returns the session's closure (closed,
+    its counters still readable)."""
     engine = DuckDBReasoner()
     session = engine.session(base)
+    assert isinstance(session, DuckDBSession)
     asserted = set(base)
     try:
         before = frozenset(engine.materialize(asserted))
@@ -93,15 +158,18 @@ def _session_against_recomputation(base: set[Triple], steps: list[tuple[set[Trip
             after = frozenset(engine.materialize(asserted))
             assert session.inferred == after, f"step {k}: {sorted(map(str, session.inferred ^ after))[:5]}"
             assert (delta.added, delta.removed) == (after - before, before - after), f"step {k}"
+            assert rank_problems(session, asserted, after) == [], f"step {k}"
             before = after
     finally:
-        session.close()  # type: ignore[attr-defined]
+        session.close()
+    return session._closure
 
 
 def test_removing_an_edge_in_the_middle_of_a_chain_splits_the_class() -> None:
     base = ttl(chain(10))
     cut = ttl(":a4 owl:sameAs :a5 .")
-    _session_against_recomputation(base, [(set(), cut), (cut, set())])
+    closure = _session_against_recomputation(base, [(set(), cut), (cut, set())])
+    assert (closure.splits, closure.rebuilds) == (1, 0)
     engine = DuckDBReasoner()
     inferred = engine.materialize(base - cut)
     assert Triple(ex("a0"), SAME_AS, ex("a4")) in inferred
@@ -116,8 +184,10 @@ def test_retracting_the_support_of_a_derived_equality_splits_the_class() -> None
         (ttl(":x :f :y3 ."), set()),  # y1 = y3 = y2 again, through y3
         (set(), ttl(":m :r :n .")),  # unrelated to any class: DRed as usual
         (ttl(":y1 :p :w . :z owl:sameAs :w ."), ttl(":y1 :p :z .")),
+        (set(), ttl(":y2 owl:sameAs :y3 .")),  # y1 = y3 still holds (derived), y2 leaves
     ]
-    _session_against_recomputation(base, steps)
+    closure = _session_against_recomputation(base, steps)
+    assert (closure.splits, closure.rebuilds) == (2, 0)  # the first and last steps split, the others are DRed
 
 
 def test_merging_two_classes_in_a_session() -> None:
@@ -132,5 +202,49 @@ def test_equal_classes_and_properties_change_the_schema() -> None:
     inferred = DuckDBReasoner().materialize(base | ttl(":C owl:sameAs :D . :p owl:sameAs :q ."))
     assert Triple(ex("D"), NamedNode("http://www.w3.org/2000/01/rdf-schema#subClassOf"), ex("E")) in inferred
     assert Triple(ex("u"), NamedNode("http://www.w3.org/1999/02/22-rdf-syntax-ns#type"), ex("F")) in inferred
-    _session_against_recomputation(base, [(ttl(":C owl:sameAs :D . :p owl:sameAs :q ."), set()),
-                                          (set(), ttl(":p owl:sameAs :q ."))])
+    closure = _session_against_recomputation(base, [(ttl(":C owl:sameAs :D . :p owl:sameAs :q ."), set()),
+                                                    (set(), ttl(":p owl:sameAs :q .")),
+                                                    (set(), ttl(":C owl:sameAs :D ."))])
+    assert (closure.splits, closure.rebuilds) == (2, 0)  # split, schema recompiled: no full recomputation
+
+
+def test_a_derived_equality_between_declared_terms_splits_with_the_schema() -> None:
+    # K's key equates the classes C1 and C2; retracting a key value splits them, and the schema with them
+    base = ttl(":K owl:hasKey ( :k ) . :C1 a owl:Class , :K ; :k :v . :C2 a owl:Class , :K ; :k :v . "
+               ":C1 rdfs:subClassOf :D . :x a :C2 . :m :r :n .")
+    closure = _session_against_recomputation(base, [(set(), ttl(":m :r :n .")), (set(), ttl(":C2 :k :v .")),
+                                                    (ttl(":C2 :k :v ."), set())])
+    assert (closure.splits, closure.rebuilds) == (1, 0)
+
+
+@pytest.mark.slow
+def test_lubm1_with_a_chain_of_50_splits_one_class_without_recomputing() -> None:
+    lubm = shared_path("lubm")
+    asserted: set[Triple] = set()
+    for name, fmt in (("univ-bench.ttl", RdfFormat.TURTLE), ("lubm1-University0.nt", RdfFormat.N_TRIPLES)):
+        asserted |= {Triple(q.subject, q.predicate, q.object) for q in parse(path=lubm / name, format=fmt)}
+    students = sorted({t.subject for t in asserted if t.predicate == TYPE and str(t.object).endswith(
+        "#UndergraduateStudent>")}, key=str)[:50]
+    links = [Triple(a, SAME_AS, b) for a, b in zip(students, students[1:], strict=False)]
+    cut = links[24]  # the middle: two classes of 25
+    base = asserted | set(links)
+    engine = DuckDBReasoner()
+    session = engine.session(base)
+    assert isinstance(session, DuckDBSession)
+    try:
+        before = session.inferred
+        assert Triple(students[0], SAME_AS, students[49]) in before
+        delta = session.apply(removed={cut})
+        expected = frozenset(engine.materialize(base - {cut}))
+        assert session.inferred == expected
+        assert (delta.added, delta.removed) == (expected - before, before - expected)
+        assert Triple(students[0], SAME_AS, students[49]) in delta.removed
+        assert Triple(students[0], SAME_AS, students[24]) in expected
+        assert (session._closure.splits, session._closure.rebuilds) == (1, 0)
+        # ranks for the whole closure, and proofs the ranks guide for a sample around the split classes
+        near = sorted((t for t in expected if t.subject in (students[0], students[24], students[25], students[49])),
+                      key=str)
+        goals = random.Random(20261124).sample(near, 150)
+        assert rank_problems(session, base - {cut}, goals) == []
+    finally:
+        session.close()
