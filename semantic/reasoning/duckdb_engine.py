@@ -378,6 +378,11 @@ class DuckDBClosure:
         self._schema_merged = False  # a merge joined declared terms (classes, properties): the schema changed
         self.rebuilds = 0  # full recomputations (a schema triple retracted), for tests
         self.splits = 0  # retractions that dissolved equality classes (:meth:`_split`), for tests
+        # the rank before the current change (None: built or recomputed since, the checks scan everything) and the
+        # inconsistency vocabulary seen in the closure (:meth:`inconsistencies`)
+        self._mark: int | None = None
+        self._in_change = False
+        self._present: set[int] = set()
         con = self.con
         con.execute("CREATE TABLE t (s BIGINT, p BIGINT, o BIGINT, r INTEGER)")
         # uf: every member of a class with its representative and the ranks of member sameAs rep (c_to) and of
@@ -386,6 +391,8 @@ class DuckDBClosure:
         con.execute("CREATE TABLE uf (id BIGINT, rep BIGINT, c_to INTEGER, c_from INTEGER)")
         con.execute("CREATE TABLE orig (s BIGINT, p BIGINT, o BIGINT)")
         con.execute("CREATE TABLE hist (s BIGINT, p BIGINT, o BIGINT, r INTEGER)")
+        # fresh: rows a change put into t below its rank mark (new asserted ones, rank 0; rewritten by a merge)
+        con.execute("CREATE TABLE fresh (s BIGINT, p BIGINT, o BIGINT)")
         self._empty: set[str] = set()  # the rule tables without rows (created at first, then kept while empty)
         self._rule_tables(TBox())
         with gc_paused():
@@ -655,6 +662,7 @@ class DuckDBClosure:
             return
         con.execute("INSERT INTO t SELECT s, p, o, r FROM _rwd")
         con.execute("INSERT INTO _next SELECT s, p, o FROM _rwd")
+        con.execute("INSERT INTO fresh SELECT s, p, o FROM _rwd")
         self.rank = max(self.rank, int(top))
 
     def _merge(self, edges: list[tuple[int, int, int]]) -> None:
@@ -769,6 +777,7 @@ class DuckDBClosure:
         cols = self.dict.encode(triples)
         if not len(cols["s"]):
             return
+        self._begin_change()
         self.con.register("_in", cols)
         try:
             self._add_table("_in")
@@ -785,6 +794,7 @@ class DuckDBClosure:
         table = self.dict.load_ntriples(path, strict=strict, max_bytes=max_bytes)
         if table is None:
             return None
+        self._begin_change()
         con = self.con
         try:
             read = int(con.execute(f"SELECT count(*) FROM {table}").fetchall()[0][0])
@@ -825,6 +835,7 @@ class DuckDBClosure:
         if n:  # new asserted triples enter as the delta, then become rank 0
             self.rank = start
             con.execute(f"INSERT INTO _next SELECT s, p, o FROM t WHERE r = {start}")
+            con.execute("INSERT INTO fresh SELECT s, p, o FROM _next")
             con.execute(f"UPDATE t SET r = 0 WHERE r = {start}")
         if self._rep:
             con.execute(f"DELETE FROM _away WHERE p = {SAME} AND s <> o")
@@ -869,6 +880,7 @@ class DuckDBClosure:
         cols = self.dict.encode(triples)
         if not len(cols["s"]):
             return
+        self._begin_change()
         con, SAME = self.con, self.SAME
         con.register("_out", cols)
         con.execute(
@@ -1011,6 +1023,7 @@ class DuckDBClosure:
         con.execute("CREATE OR REPLACE TEMP TABLE _rwd AS SELECT * FROM _rw ANTI JOIN t ON t.s = _rw.s "
                     "AND t.p = _rw.p AND t.o = _rw.o")
         con.execute("INSERT INTO t SELECT s, p, o, r FROM _rwd")
+        con.execute("INSERT INTO fresh SELECT s, p, o FROM _rwd")
         top = con.execute("SELECT max(r) FROM _rwd").fetchall()[0][0]
         self.rank = max(self.rank, int(top or 0))
         con.execute("DROP TABLE _back")
@@ -1021,10 +1034,24 @@ class DuckDBClosure:
             con.execute("CREATE OR REPLACE TEMP TABLE d AS SELECT s, p, o FROM t")
         self._continue()
 
+    def _begin_change(self) -> None:
+        """Mark the closure before a change: what the change adds is then ranked above the mark or in ``fresh``
+        (:meth:`inconsistencies` with ``fresh``). Two changes in one session step (removals, then additions) keep
+        the first mark."""
+        if not self._in_change:
+            self._in_change = True
+            self._mark = self.rank
+            self.con.execute("DELETE FROM fresh")
+
+    def end_change(self) -> None:
+        """The end of a session step: the next change sets a new mark."""
+        self._in_change = False
+
     def _rebuild(self) -> None:
         """Recompute the closure from the asserted triples left after ``gone``: the rules changed (a schema triple
-        retracted)."""
+        retracted). The next inconsistency check scans everything."""
         self.rebuilds += 1
+        self._mark = None
         con = self.con
         con.execute("CREATE OR REPLACE TEMP TABLE _all AS (SELECT s, p, o FROM t WHERE r = 0 UNION "
                     "SELECT s, p, o FROM orig) EXCEPT SELECT s, p, o FROM gone")
@@ -1041,55 +1068,108 @@ class DuckDBClosure:
 
     # ------------------------------------------------------------------ output
 
-    def inconsistencies(self, limit: int = 5) -> list[tuple[str, list[Triple]]]:
+    def inconsistencies(self, limit: int = 5, *, fresh: bool = False) -> list[tuple[str, list[Triple]]]:
         """The OWL 2 RL rules with ``false`` as head that the closure violates (cax-dw, cls-com, cls-nothing2,
-        cls-maxc1, prp-irp, prp-asyp, prp-pdw, eq-diff1), each with up to ``limit`` offending triples. The
-        closure is still materialised (as the other engines do); the knowledge base logs these as warnings."""
-        d, TY = self.dict, self.TYPE
+        cls-maxc1, prp-irp, prp-asyp, prp-pdw, eq-diff1), each with up to ``limit`` offending triples in the
+        original terms (each representative expanded to the members of its class, asserted triples first; for
+        eq-diff1, pairs ``a owl:sameAs b``, ``a owl:differentFrom b``). The closure is still materialised (as the
+        other engines do); the knowledge base logs these as warnings.
+
+        ``fresh``: only the violations one of whose triples the last change added (:meth:`_begin_change`: rows
+        ranked above the rank before it, new asserted and rewritten rows), each check joined with the closure for
+        its other triples; a full scan if there was no change since the closure was built or recomputed."""
+        d, TY, con = self.dict, self.TYPE, self.con
         v = {name: d.id(NamedNode(OWL + name)) for name in _CLASH_TERMS}
         # which checks can fire at all: their predicate, or their class as an rdf:type object, is in the closure
         needs = {"cax-dw": v["disjointWith"], "cls-com": v["complementOf"], "cls-nothing2": v["Nothing"],
                  "cls-maxc1": v["maxCardinality"], "prp-irp": v["IrreflexiveProperty"],
                  "prp-asyp": v["AsymmetricProperty"], "prp-pdw": v["propertyDisjointWith"],
                  "eq-diff1": v["differentFrom"]}
-        present = {int(x) for x, in self.con.execute(
-            f"SELECT DISTINCT p FROM t WHERE p IN {_ids(needs.values())} UNION SELECT DISTINCT o FROM t "
-            f"WHERE p = {TY} AND o IN {_ids(needs.values())}").fetchall()}
+        wanted = _ids(needs.values())
+        fresh = fresh and self._mark is not None
+        if fresh:
+            con.execute(f"CREATE OR REPLACE TEMP TABLE _fresh AS SELECT s, p, o FROM t WHERE r > {self._mark} "
+                        "UNION SELECT s, p, o FROM fresh SEMI JOIN t ON t.s = fresh.s AND t.p = fresh.p "
+                        "AND t.o = fresh.o")
+        source = "_fresh" if fresh else "t"
+        self._present |= {int(x) for x, in con.execute(
+            f"SELECT DISTINCT p FROM {source} WHERE p IN {wanted} UNION SELECT DISTINCT o FROM {source} "
+            f"WHERE p = {TY} AND o IN {wanted}").fetchall()}
+        present = self._present
         if not present:
             return []
         zero = _ids(i for term, i in list(d.ids.items()) if type(term) is Literal and term.value.strip() == "0") \
             if v["maxCardinality"] in present else "(NULL)"
+        # {0}, {1}, ...: the tables of the check's triples (t; with ``fresh``, each in turn the fresh rows)
         checks = {
-            "cax-dw": f"SELECT a.s, a.p, a.o FROM t w JOIN t a ON a.p = {TY} AND a.o = w.s JOIN t b ON b.s = a.s "
-                      f"AND b.p = {TY} AND b.o = w.o WHERE w.p = {v['disjointWith']}",
-            "cls-com": f"SELECT a.s, a.p, a.o FROM t w JOIN t a ON a.p = {TY} AND a.o = w.s JOIN t b ON b.s = a.s "
-                       f"AND b.p = {TY} AND b.o = w.o WHERE w.p = {v['complementOf']}",
-            "cls-nothing2": f"SELECT s, p, o FROM t WHERE p = {TY} AND o = {v['Nothing']}",
-            "cls-maxc1": f"SELECT e.s, e.p, e.o FROM t m JOIN t op ON op.s = m.s AND op.p = {v['onProperty']} "
-                         f"JOIN t ty ON ty.p = {TY} AND ty.o = m.s JOIN t e ON e.s = ty.s AND e.p = op.o "
-                         f"WHERE m.p = {v['maxCardinality']} AND m.o IN {zero}",
-            "prp-irp": f"SELECT e.s, e.p, e.o FROM t c JOIN t e ON e.p = c.s AND e.s = e.o "
+            "cax-dw": f"SELECT a.s, a.p, a.o FROM {{0}} w JOIN {{1}} a ON a.p = {TY} AND a.o = w.s JOIN {{2}} b "
+                      f"ON b.s = a.s AND b.p = {TY} AND b.o = w.o WHERE w.p = {v['disjointWith']}",
+            "cls-com": f"SELECT a.s, a.p, a.o FROM {{0}} w JOIN {{1}} a ON a.p = {TY} AND a.o = w.s JOIN {{2}} b "
+                       f"ON b.s = a.s AND b.p = {TY} AND b.o = w.o WHERE w.p = {v['complementOf']}",
+            "cls-nothing2": f"SELECT s, p, o FROM {{0}} WHERE p = {TY} AND o = {v['Nothing']}",
+            "cls-maxc1": f"SELECT e.s, e.p, e.o FROM {{0}} m JOIN {{1}} op ON op.s = m.s "
+                         f"AND op.p = {v['onProperty']} JOIN {{2}} ty ON ty.p = {TY} AND ty.o = m.s JOIN {{3}} e "
+                         f"ON e.s = ty.s AND e.p = op.o WHERE m.p = {v['maxCardinality']} AND m.o IN {zero}",
+            "prp-irp": f"SELECT e.s, e.p, e.o FROM {{0}} c JOIN {{1}} e ON e.p = c.s AND e.s = e.o "
                        f"WHERE c.p = {TY} AND c.o = {v['IrreflexiveProperty']}",
-            "prp-asyp": f"SELECT e.s, e.p, e.o FROM t c JOIN t e ON e.p = c.s JOIN t f ON f.p = e.p AND f.s = e.o "
-                        f"AND f.o = e.s WHERE c.p = {TY} AND c.o = {v['AsymmetricProperty']}",
-            "prp-pdw": f"SELECT a.s, a.p, a.o FROM t w JOIN t a ON a.p = w.s JOIN t b ON b.p = w.o AND b.s = a.s "
-                       f"AND b.o = a.o WHERE w.p = {v['propertyDisjointWith']}",
-            # in the representatives' form: x differentFrom x, x sameAs x
-            "eq-diff1": f"SELECT a.s, a.p, a.o FROM t a JOIN t b ON b.s = a.s AND b.o = a.o "
+            "prp-asyp": f"SELECT e.s, e.p, e.o FROM {{0}} c JOIN {{1}} e ON e.p = c.s JOIN {{2}} f ON f.p = e.p "
+                        f"AND f.s = e.o AND f.o = e.s WHERE c.p = {TY} AND c.o = {v['AsymmetricProperty']}",
+            "prp-pdw": f"SELECT a.s, a.p, a.o FROM {{0}} w JOIN {{1}} a ON a.p = w.s JOIN {{2}} b ON b.p = w.o "
+                       f"AND b.s = a.s AND b.o = a.o WHERE w.p = {v['propertyDisjointWith']}",
+            # in the representatives' form: z differentFrom z, z sameAs z
+            "eq-diff1": f"SELECT a.s, a.p, a.o FROM {{0}} a JOIN {{1}} b ON b.s = a.s AND b.o = a.o "
                         f"AND b.p = {v['differentFrom']} WHERE a.p = {v['sameAs']}",
         }
         found = []
-        for rule, sql in checks.items():
+        for rule, template in checks.items():
             if needs[rule] not in present:
                 continue
-            cols = self.con.execute(f"SELECT DISTINCT * FROM ({sql}) x(s, p, o) LIMIT {int(limit)}").fetchnumpy()
-            if len(cols["s"]):
-                found.append((rule, d.decode(cols)))
+            width = len(re.findall(r"\{\d\}", template))
+            if fresh:
+                sql = " UNION ".join(
+                    template.format(*("_fresh" if k == j else "t" for k in range(width))) for j in range(width))
+            else:
+                sql = template.format(*(["t"] * width))
+            con.execute(f"CREATE OR REPLACE TEMP TABLE _clash AS SELECT DISTINCT * FROM ({sql}) x(s, p, o) "
+                        f"LIMIT {int(limit)}")
+            if rule == "eq-diff1":
+                triples = self._different_pairs(v["differentFrom"], int(limit))
+            else:
+                triples = self._expanded_rows("_clash", int(limit))
+            if triples:
+                found.append((rule, triples))
         return found
 
-    def report(self) -> list[tuple[str, list[Triple]]]:
-        """:meth:`inconsistencies`, each logged as a warning with up to three of its triples; returns them."""
-        found = self.inconsistencies()
+    def _expanded_rows(self, table: str, limit: int) -> list[Triple]:
+        """Up to ``limit`` triples in the original terms that the representatives' form rows of ``table`` stand
+        for (each representative replaced by each member of its class), asserted ones first."""
+        sql = f"SELECT s, p, o FROM {table}"
+        if self._rep:
+            sql = (f"SELECT coalesce(a.id, x.s) AS s, coalesce(b.id, x.p) AS p, coalesce(c.id, x.o) AS o "
+                   f"FROM {table} x LEFT JOIN uf a ON a.rep = x.s LEFT JOIN uf b ON b.rep = x.p "
+                   "LEFT JOIN uf c ON c.rep = x.o")
+        cols = self.con.execute(
+            f"SELECT s, p, o FROM ({sql}) e ORDER BY NOT (EXISTS (SELECT 1 FROM orig WHERE orig.s = e.s "
+            "AND orig.p = e.p AND orig.o = e.o) OR EXISTS (SELECT 1 FROM t WHERE t.r = 0 AND t.s = e.s "
+            f"AND t.p = e.p AND t.o = e.o)), s, p, o LIMIT {limit}").fetchnumpy()
+        return self.dict.decode(cols)
+
+    def _different_pairs(self, different: int, limit: int) -> list[Triple]:
+        """For the eq-diff1 rows ``z owl:sameAs z`` of ``_clash``: up to ``limit`` pairs of triples in the original
+        terms, ``a owl:sameAs b`` (asserted, or derived: the class of ``z`` holds both) and
+        ``a owl:differentFrom b``, the asserted ``owl:differentFrom`` first."""
+        con = self.con
+        con.execute(f"CREATE OR REPLACE TEMP TABLE _dz AS SELECT s, {different} AS p, o FROM _clash")
+        pairs = self._expanded_rows("_dz", limit)
+        out = []
+        for t in pairs:
+            out += [Triple(t.subject, SAME_AS, t.object), t]
+        return out
+
+    def report(self, *, fresh: bool = False) -> list[tuple[str, list[Triple]]]:
+        """:meth:`inconsistencies` (``fresh``: only those the last change introduced), each logged as a warning
+        with up to three of its triples; returns them."""
+        found = self.inconsistencies(fresh=fresh)
         for rule, triples in found:
             _log.warning("inconsistent input: OWL 2 RL rule %s is violated, e.g. by %s", rule,
                          "; ".join(str(t) for t in triples[:3]))
@@ -1245,13 +1325,17 @@ class DuckDBSession:
     def apply(self, added: Iterable[Triple] = (), removed: Iterable[Triple] = ()) -> InferenceDelta:
         gone = set(removed)
         new = set(added) - gone
-        if gone:
-            self._closure.remove(gone)
-        if new:
-            self._closure.add(new)
+        try:
+            if gone:
+                self._closure.remove(gone)
+            if new:
+                self._closure.add(new)
+        finally:
+            self._closure.end_change()
         if not gone and not new:
             return InferenceDelta()
-        self.report()
+        if new:  # a retraction alone adds no violation (OWL 2 RL is monotonic): nothing new to report
+            self._closure.report(fresh=True)
         plus, minus = self._closure.snapshot()
         if not plus and not minus:
             return InferenceDelta()
@@ -1267,11 +1351,14 @@ class DuckDBSession:
         graph (not in ``besides``, its content before), and how many triples joined and left the inferred set
         (:meth:`write_added`, :meth:`removed_triples` give them). ``strict``: see :meth:`Dictionary.load_ntriples`
         (``None``: not canonical, nothing done)."""
-        counts = self._closure.add_ntriples(path, strict=strict, max_bytes=max_bytes, besides=besides)
+        try:
+            counts = self._closure.add_ntriples(path, strict=strict, max_bytes=max_bytes, besides=besides)
+        finally:
+            self._closure.end_change()
         if counts is None:
             return None
         self._inferred = None
-        self.report()
+        self._closure.report(fresh=True)
         return (*counts, *self._closure.snapshot_tables())
 
     def ranks(self, triples: Collection[Triple]) -> dict[Triple, int]:
@@ -1279,7 +1366,9 @@ class DuckDBSession:
         return self._closure.ranks(triples)
 
     def report(self) -> list[tuple[str, list[Triple]]]:
-        """Log the closure's inconsistencies (:meth:`DuckDBClosure.inconsistencies`) as warnings; returns them."""
+        """Log all the closure's inconsistencies (:meth:`DuckDBClosure.inconsistencies`) as warnings; returns them.
+        A session reports this at its start; after each change (:meth:`apply`, :meth:`add_ntriples`) only the
+        violations the change introduced, found from the rows it added."""
         return self._closure.report()
 
     def reconcile(self, stored: Path) -> tuple[list[Triple], list[Triple]]:

@@ -1,13 +1,16 @@
-"""The duckdb engine reports the OWL 2 RL rules with ``false`` as head (inconsistent input), as warnings."""
+"""The duckdb engine reports the OWL 2 RL rules with ``false`` as head (inconsistent input), as warnings: in the
+original terms (equality classes expanded), at a session's start for all of them, after a change for those it
+introduced (found from the rows it added)."""
 
 from __future__ import annotations
 
 import logging
 
 import pytest
-from pyoxigraph import RdfFormat, Triple, parse
+from pyoxigraph import NamedNode, RdfFormat, Triple, parse
 
 from hybridkg.semantic.reasoning.duckdb_engine import DuckDBClosure, DuckDBReasoner
+from hybridkg.semantic.vocab import TYPE
 
 PREFIXES = """@prefix : <http://example.org/> . @prefix owl: <http://www.w3.org/2002/07/owl#> .
 @prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> . @prefix xsd: <http://www.w3.org/2001/XMLSchema#> .
@@ -48,3 +51,79 @@ def test_consistent_input_reports_nothing(caplog: pytest.LogCaptureFixture) -> N
         assert closure.inconsistencies() == []
     finally:
         closure.close()
+
+
+EX = "http://example.org/"
+OWL = "http://www.w3.org/2002/07/owl#"
+
+
+def n(name: str) -> NamedNode:
+    return NamedNode(EX + name)
+
+
+def test_eq_diff1_reports_the_equal_pair_and_the_different_from_triple_in_original_terms() -> None:
+    closure = DuckDBClosure(triples(CASES["eq-diff1"]))
+    try:
+        ((rule, found),) = closure.inconsistencies()
+    finally:
+        closure.close()
+    assert rule == "eq-diff1"
+    different = Triple(n("a"), NamedNode(OWL + "differentFrom"), n("b"))
+    assert found[:2] == [Triple(n("a"), NamedNode(OWL + "sameAs"), n("b")), different]  # the asserted one first
+    assert len(found) % 2 == 0
+    for same, diff in zip(found[::2], found[1::2], strict=True):  # pairs: a sameAs b, a differentFrom b
+        assert (same.subject, same.object) == (diff.subject, diff.object)
+        assert same.predicate == NamedNode(OWL + "sameAs")
+        assert diff.predicate == NamedNode(OWL + "differentFrom")
+
+
+def test_other_clashes_are_reported_with_each_representative_expanded() -> None:
+    # x and y are one class: the representatives' form has one of them typed A and B
+    text = ":A owl:disjointWith :B . :x a :A . :y a :B . :x owl:sameAs :y ."
+    closure = DuckDBClosure(triples(text))
+    try:
+        ((rule, found),) = closure.inconsistencies()
+    finally:
+        closure.close()
+    a = Triple(n("x"), TYPE, n("A"))
+    assert rule == "cax-dw"
+    assert found[0] == a  # asserted first
+    assert set(found) == {a, Triple(n("y"), TYPE, n("A"))}
+
+
+def _warned(caplog: pytest.LogCaptureFixture) -> list[str]:
+    rules = [r.getMessage().split("rule ")[1].split(" ")[0] for r in caplog.records if "is violated" in r.getMessage()]
+    caplog.clear()
+    return rules
+
+
+@pytest.mark.parametrize("later", [
+    ":x a :B .",  # a new asserted triple (rank 0)
+    ":x owl:sameAs :y .",  # a merge rewrites y's type onto the class (a low rank, not above the mark)
+    ":C rdfs:subClassOf :B . :x a :C .",  # a derived type (ranked above the mark)
+    ":A owl:disjointWith :F . :F owl:equivalentClass :E .",  # schema: the axiom and w's type F are new
+])
+def test_a_clash_a_later_change_adds_is_reported_once(later: str, caplog: pytest.LogCaptureFixture) -> None:
+    base = triples(":A owl:disjointWith :B . :x a :A . :y a :B . :w a :A , :E . :p a owl:IrreflexiveProperty . "
+                   ":u :p :u .")
+    caplog.set_level(logging.WARNING)
+    session = DuckDBReasoner().session(base)
+    try:
+        with caplog.at_level(logging.WARNING):
+            assert _warned(caplog) == ["prp-irp"]  # the session's start
+            session.apply(added=triples(":k :q :l ."))
+            assert _warned(caplog) == []  # an unrelated write: the clash that existed before is not reported again
+            session.apply(added=triples(later))
+            assert _warned(caplog) == ["cax-dw"]
+            session.apply(added=triples(":k :q :m ."), removed=triples(":k :q :l ."))
+            assert _warned(caplog) == []
+            assert [r for r, _ in session.report()] == ["cax-dw", "prp-irp"]  # all of them, on request
+    finally:
+        session.close()  # type: ignore[attr-defined]
+
+
+def test_the_start_of_a_session_reports_every_clash(caplog: pytest.LogCaptureFixture) -> None:
+    with caplog.at_level(logging.WARNING):
+        session = DuckDBReasoner().session(triples(CASES["cax-dw"] + CASES["prp-asyp"]))
+        session.close()  # type: ignore[attr-defined]
+    assert sorted(_warned(caplog)) == ["cax-dw", "prp-asyp"]
