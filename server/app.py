@@ -5,18 +5,19 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
-from hybridkg.bridge.sync import BridgeSync
-from hybridkg.bridge.vocabulary import domain_vocabulary
 from hybridkg.semantic.domains import DomainPolicy
 from hybridkg.semantic.kb import KnowledgeBase
 from hybridkg.semantic.reasoning.factory import make_reasoner
 from hybridkg.semantic.store.factory import make_store
 from hybridkg.semantic.validation.factory import make_validator
 from hybridkg.server.config import Settings
-from hybridkg.structural.base import KnownEntity, NameLearner
-from hybridkg.structural.factory import open_structural_kb
-from hybridkg.structural.knowledge import StructuralKB
+
+if TYPE_CHECKING:  # the structural layer and the bridge are imported when opened: a CLI command on the RDF store
+    # alone (load, sparql, reason) starts without them (0.3 s)
+    from hybridkg.bridge.sync import BridgeSync
+    from hybridkg.structural.knowledge import StructuralKB
 
 
 def open_knowledge_base(settings: Settings) -> KnowledgeBase:
@@ -30,7 +31,7 @@ def open_knowledge_base(settings: Settings) -> KnowledgeBase:
 
 
 #: The followed bridge sync of a domain, brought in line, for the structural layer being opened (the runtime's).
-BridgeOf = Callable[[StructuralKB, str], BridgeSync]
+BridgeOf = Callable[["StructuralKB", str], "BridgeSync"]
 
 
 def open_structural(
@@ -40,6 +41,10 @@ def open_structural(
     layer knows for ``domains`` (their labels and alt labels, :func:`~hybridkg.bridge.vocabulary.domain_vocabulary`:
     read from each domain's bridge graph through ``bridge`` when given, else through a sync made for the purpose,
     or from the RDF store when the bridge is off)."""
+    from hybridkg.bridge.vocabulary import domain_vocabulary
+    from hybridkg.structural.base import KnownEntity, NameLearner
+    from hybridkg.structural.factory import open_structural_kb
+
     skb = open_structural_kb(settings.structural, settings.structural_path())
     try:
         known: list[KnownEntity] = []
