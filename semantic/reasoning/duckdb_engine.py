@@ -645,8 +645,12 @@ class DuckDBClosure:
             "CASE WHEN c.new IS NULL THEN r2 ELSE greatest(r2, c.c) + 1 END AS r3 "
             f"FROM x2 LEFT JOIN {mapping} c ON c.old = x2.o"
         )
-        con.execute("INSERT INTO hist SELECT s1, p, o, r1 FROM _steps WHERE ms AND (mp OR mo) "
-                    "UNION ALL SELECT s1, p2, o, r2 FROM _steps WHERE mp AND mo")
+        # only steps hist lacks at that rank or lower (``ranks`` reads the least): a DRed removal rewrites the kept
+        # asserted triples again, and hist would otherwise collect their steps once per removal
+        con.execute("INSERT INTO hist SELECT n.s, n.p, n.o, min(n.r) FROM (SELECT s1, p, o, r1 FROM _steps WHERE ms "
+                    "AND (mp OR mo) UNION ALL SELECT s1, p2, o, r2 FROM _steps WHERE mp AND mo) n(s, p, o, r) "
+                    "WHERE NOT EXISTS (SELECT 1 FROM hist h WHERE h.s = n.s AND h.p = n.p AND h.o = n.o "
+                    "AND h.r <= n.r) GROUP BY n.s, n.p, n.o")
         con.execute("CREATE OR REPLACE TEMP TABLE _rw AS SELECT s1 AS s, p2 AS p, o3 AS o, min(r3) AS r "
                     "FROM _steps GROUP BY ALL")
 

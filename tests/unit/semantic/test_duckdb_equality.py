@@ -248,3 +248,28 @@ def test_lubm1_with_a_chain_of_50_splits_one_class_without_recomputing() -> None
         assert rank_problems(session, base - {cut}, goals) == []
     finally:
         session.close()
+
+
+def test_removals_that_keep_a_class_do_not_pile_up_rewrite_steps() -> None:
+    """A DRed removal re-enters the kept asserted triples about a class's members in its representatives' form;
+    the rewrite steps kept for their ranks (``hist``) are recorded once, not once per removal."""
+    asserted = ttl(chain(6) + " :a3 :knows :a4 . :a5 :knows :a1 .")  # two positions rewritten: steps kept
+    unrelated = Triple(ex("z"), ex("q"), ex("w"))
+    session = DuckDBSession(asserted | {unrelated})
+    try:
+        con = session._closure.con
+
+        def hist() -> int:
+            return int(con.execute("SELECT count(*) FROM hist").fetchall()[0][0])
+
+        session.apply(removed=[unrelated])
+        session.apply(added=[unrelated])
+        settled = hist()
+        assert settled > 0  # the chain's members' facts were rewritten: there are steps to keep
+        for _ in range(4):
+            session.apply(removed=[unrelated])
+            session.apply(added=[unrelated])
+        assert hist() == settled
+        assert session.inferred == DuckDBReasoner().materialize(asserted | {unrelated})
+    finally:
+        session.close()
