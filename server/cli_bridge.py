@@ -19,11 +19,13 @@ import argparse
 import json
 import sys
 from collections.abc import Callable
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from hybridkg.errors import Unsupported
 from hybridkg.server.config import Settings
-from hybridkg.structural.base import GraphStore
+
+if TYPE_CHECKING:  # numpy and the rest of the structural layer: imported by the commands that open it
+    from hybridkg.structural.base import GraphStore
 
 FORMATS = {"nt": "N_TRIPLES", "ttl": "TURTLE"}
 
