@@ -229,7 +229,8 @@ def rounding(c: Compiler, x: Expr, fn: str) -> Expr:
     t = f"typeOf({x.text})"
     dec = c.params.add(enc.decimal)
     if fn == "abs":
-        tail = f"substring({lexical}, 1, abs(size({lexical}) - 1))"
+        # two spare characters: evaluated on every row (CASE), '' included, the read stays inside the string
+        tail = f"substring({lexical} + '  ', 1, abs(size({lexical}) - 1))"
         unsigned = f"(CASE WHEN {lexical} STARTS WITH '-' THEN {tail} ELSE {lexical} END)"
         canonical = c.params.add(CANONICAL_DECIMAL)
         native = f"WHEN {t} IN ['Integer', 'Float'] THEN abs({number})"
@@ -269,8 +270,11 @@ def substring(c: Compiler, x: str, offset: str, length: str | None = None) -> st
     never asking FalkorDB for characters past the end of the string: there, its ``substring`` of a non-ASCII
     string answered with other characters of it, or cut the end off (the two-argument form), on some runs."""
     n = c.bind(f"size(coalesce({x}, ''))")
-    rest = f"{n} - {offset}"
+    # CASE evaluates every branch on every row, so the substring below runs where the guard says '' too: its
+    # offset and length are kept inside the string there as well (a read past the end once brought FalkorDB
+    # down), and the string gets one more character so that the empty string is not read at 0
+    o = c.bind(f"(CASE WHEN {offset} < {n} THEN {offset} ELSE 0 END)")
+    rest = f"{n} - {o}"
     count = rest if length is None else f"(CASE WHEN {length} < {rest} THEN {length} ELSE {rest} END)"
-    # abs(): a negative length is an error, and CASE evaluates every branch
-    cut = f"substring({x}, {offset}, abs({count}))"
+    cut = f"substring({x} + ' ', {o}, (CASE WHEN {count} > 0 THEN {count} ELSE 0 END))"
     return f"(CASE WHEN {x} IS NULL THEN null WHEN {offset} >= {n} THEN '' ELSE {cut} END)"

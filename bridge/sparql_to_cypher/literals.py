@@ -78,9 +78,12 @@ class Encoding:
         """What follows the decimal prefix in the string ``s`` (never null: ``coalesce(toString(x), '')``); its
         length is explicit (FalkorDB's two-argument ``substring`` of a non-ASCII string sometimes cut the end off:
         ``70.5`` read ``70`` after a few dozen other statements on the server; the three-argument form did not) and
-        never negative (an error, and CASE evaluates every branch on every value)."""
+        never negative (an error, and CASE evaluates every branch on every value), and the read never leaves the
+        string."""
         dec = params.add(self.decimal)
-        return f"substring({s}, size({dec}), abs(size({s}) - size({dec})))"
+        # padded with the prefix twice: for a string shorter than the prefix (evaluated all the same: CASE) the
+        # read stays inside the string; a read past the end of a non-ASCII string once brought FalkorDB down
+        return f"substring({s} + {dec} + {dec}, size({dec}), abs(size({s}) - size({dec})))"
 
     def klass(self, x: str, s: str, lexical: str, plain: str, params: Params) -> str:
         """The class of the value ``x`` (a Cypher expression; see the module doc), null when ``x`` is; ``s`` is
