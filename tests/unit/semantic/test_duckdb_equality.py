@@ -4,14 +4,12 @@ split a class, dissolving that class only (no full recomputation)."""
 
 from __future__ import annotations
 
-import importlib.util
 import random
 from collections.abc import Collection
-from pathlib import Path
-from types import ModuleType
 
 import pytest
 from pyoxigraph import NamedNode, RdfFormat, Triple, parse
+from support import rulecheck
 from support.shared import shared_path
 
 from hybridkg.semantic.base import Explanation
@@ -19,19 +17,6 @@ from hybridkg.semantic.reasoning.duckdb_engine import DuckDBClosure, DuckDBReaso
 from hybridkg.semantic.reasoning.explain import Explainer
 from hybridkg.semantic.reasoning.memview import MemoryGraphView
 from hybridkg.semantic.vocab import SAME_AS, THING, TYPE
-
-
-def _load_rulecheck() -> ModuleType:
-    path = Path(__file__).resolve().parents[2] / "support" / "rulecheck.py"
-    spec = importlib.util.spec_from_file_location("hybridkg_tests_rulecheck_eq", path)
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-rulecheck = _load_rulecheck()
 
 PREFIXES = """@prefix : <http://example.org/> . @prefix owl: <http://www.w3.org/2002/07/owl#> .
 @prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .

@@ -4,7 +4,6 @@ guiding the search) and, for LUBM(1), by reasonable and duckdb."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import random
 import threading
@@ -12,11 +11,11 @@ import time
 from collections import Counter, defaultdict
 from collections.abc import Callable, Collection, Iterable, Iterator
 from pathlib import Path
-from types import ModuleType
 
 import owlrl
 import pytest
 from pyoxigraph import BlankNode, Literal, NamedNode, RdfFormat, Triple, parse, serialize
+from support import rulecheck
 from support.shared import shared_path
 
 from hybridkg.semantic.base import Explanation
@@ -29,19 +28,6 @@ from hybridkg.semantic.reasoning.memview import MemoryGraphView
 from hybridkg.semantic.settings import ReasonerEngine, ReasoningConfig, StoreConfig, ValidationConfig
 from hybridkg.semantic.store.factory import make_store
 from hybridkg.semantic.validation.factory import make_validator
-
-
-def _load_rulecheck() -> ModuleType:
-    path = Path(__file__).resolve().parents[2] / "support" / "rulecheck.py"
-    spec = importlib.util.spec_from_file_location("hybridkg_tests_rulecheck", path)
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-rulecheck = _load_rulecheck()
 
 EX = "http://example.org/"
 OWL = "http://www.w3.org/2002/07/owl#"
