@@ -280,6 +280,10 @@ _VOCABULARY: list[Term] = list(dict.fromkeys([
     *_SCHEMA_BOTH, *_SCHEMA_SUBJECT, *_SCHEMA_OBJECT, *(NamedNode(OWL + name) for name in _CLASH_TERMS),
 ]))
 
+#: The rewriting of every member of a class to its representative, with the rank of ``member owl:sameAs rep``, as
+#: the ``mapping(old, new, c)`` of :meth:`DuckDBClosure._rewritten`.
+_TO_REPS = "(SELECT id AS old, rep AS new, c_to AS c FROM uf WHERE id <> rep)"
+
 #: The share of physical memory DuckDB may use before it spills to its temporary directory.
 MEMORY_SHARE = 0.4
 
@@ -654,9 +658,9 @@ class DuckDBClosure:
         con.execute("CREATE OR REPLACE TEMP TABLE _rw AS SELECT s1 AS s, p2 AS p, o3 AS o, min(r3) AS r "
                     "FROM _steps GROUP BY ALL")
 
-    def _rewrite_into_t(self, src: str, mapping: str) -> None:
-        """Insert the rows of ``src(s, p, o, r)`` rewritten (:meth:`_rewritten`) into ``t``; those new to ``t`` join
-        ``_next``."""
+    def _rewrite_into_t(self, src: str, mapping: str, *, delta: bool = True) -> None:
+        """Insert the rows of ``src(s, p, o, r)`` rewritten (:meth:`_rewritten`) into ``t`` and ``fresh``; those new
+        to ``t`` join ``_next`` if ``delta``."""
         con = self.con
         self._rewritten(src, mapping)
         con.execute("CREATE OR REPLACE TEMP TABLE _rwd AS SELECT * FROM _rw ANTI JOIN t "
@@ -665,7 +669,8 @@ class DuckDBClosure:
         if top is None:
             return
         con.execute("INSERT INTO t SELECT s, p, o, r FROM _rwd")
-        con.execute("INSERT INTO _next SELECT s, p, o FROM _rwd")
+        if delta:
+            con.execute("INSERT INTO _next SELECT s, p, o FROM _rwd")
         con.execute("INSERT INTO fresh SELECT s, p, o FROM _rwd")
         self.rank = max(self.rank, int(top))
 
@@ -843,7 +848,7 @@ class DuckDBClosure:
             con.execute(f"UPDATE t SET r = 0 WHERE r = {start}")
         if self._rep:
             con.execute(f"DELETE FROM _away WHERE p = {SAME} AND s <> o")
-            self._rewrite_into_t("_away", "(SELECT id AS old, rep AS new, c_to AS c FROM uf WHERE id <> rep)")
+            self._rewrite_into_t("_away", _TO_REPS)
         if edges:
             self._merge([(a, b, 0) for a, b in edges])
 
@@ -963,7 +968,7 @@ class DuckDBClosure:
             con.execute("INSERT INTO _back SELECT u.rep, " + str(SAME) + ", u.rep, 1 + min(u.c_to) FROM uf u "
                         "WHERE u.id <> u.rep GROUP BY u.rep")
             self._forget_hist()
-            self._rewritten("_back", "(SELECT id AS old, rep AS new, c_to AS c FROM uf WHERE id <> rep)")
+            self._rewritten("_back", _TO_REPS)
             con.execute("INSERT INTO _re SELECT s, p, o, r FROM _rw")
         n = con.execute(
             "INSERT INTO t SELECT h.s, h.p, h.o, min(h.r) FROM _re h "
@@ -1023,13 +1028,7 @@ class DuckDBClosure:
         con.execute(f"INSERT INTO _back SELECT u.rep, {self.SAME}, u.rep, 1 + min(u.c_to) FROM uf u "
                     f"WHERE u.id <> u.rep AND NOT EXISTS (SELECT 1 FROM t WHERE t.s = u.rep AND t.p = {self.SAME} "
                     "AND t.o = u.rep) GROUP BY u.rep")
-        self._rewritten("_back", "(SELECT id AS old, rep AS new, c_to AS c FROM uf WHERE id <> rep)")
-        con.execute("CREATE OR REPLACE TEMP TABLE _rwd AS SELECT * FROM _rw ANTI JOIN t ON t.s = _rw.s "
-                    "AND t.p = _rw.p AND t.o = _rw.o")
-        con.execute("INSERT INTO t SELECT s, p, o, r FROM _rwd")
-        con.execute("INSERT INTO fresh SELECT s, p, o FROM _rwd")
-        top = con.execute("SELECT max(r) FROM _rwd").fetchall()[0][0]
-        self.rank = max(self.rank, int(top or 0))
+        self._rewrite_into_t("_back", _TO_REPS, delta=False)
         con.execute("DROP TABLE _back")
         if self._schema_in_next() or schema:
             self._restart()
