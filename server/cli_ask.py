@@ -28,7 +28,6 @@ from hybridkg.semantic.kb import KnowledgeBase
 from hybridkg.semantic.settings import StoreBackend
 from hybridkg.server.ask.answer import AskAnswer
 from hybridkg.server.config import Settings
-from hybridkg.server.serve import demo_documents
 from hybridkg.structural.settings import Mode
 
 if TYPE_CHECKING:
@@ -91,6 +90,8 @@ class _LazyStructural:
 
         if not self._demo:
             return open_structural(self._settings, None, ())
+        from hybridkg.server.serve import demo_documents  # asyncio, metrics: only when the demo's documents are used
+
         docs = demo_documents(self._kb.policy)
         skb = open_structural(self._settings, self._kb, sorted({d for d, _ in docs}))
         for domain, path in docs:

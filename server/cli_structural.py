@@ -12,7 +12,6 @@ from typing import Any
 
 from hybridkg.errors import InputTooLarge, InvalidInput, UnsupportedFormat
 from hybridkg.server.cli import input_path, read_input, read_text_input
-from hybridkg.structural.ingest.documents import resolve_format
 from hybridkg.structural.settings import Mode
 
 #: Documents per write of ``docs add|update``: each batch is extracted and embedded together and written at once.
@@ -65,6 +64,8 @@ def _open_structural(settings: Any, domains: tuple[str, ...] = ()) -> Any:
 def expand_files(names: list[str]) -> list[Path]:
     """The files named, a directory standing for its text, Markdown and HTML files (recursively, sorted,
     hidden ones left out)."""
+    from hybridkg.structural.ingest.documents import resolve_format
+
     out: list[Path] = []
     for name in names:
         path = Path(name)

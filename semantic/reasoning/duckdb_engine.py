@@ -29,7 +29,8 @@ import logging
 import os
 import re
 import tempfile
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 
 import duckdb
@@ -38,7 +39,7 @@ from pyoxigraph import BlankNode, Literal, NamedNode, RdfFormat, Triple, parse
 
 from hybridkg.errors import InputTooLarge, InvalidInput
 from hybridkg.semantic.base import InferenceDelta, ReasoningSession
-from hybridkg.semantic.perf import gc_paused
+from hybridkg.semantic.perf import cores, gc_paused
 from hybridkg.semantic.reasoning.complete import DECLARATIONS
 from hybridkg.semantic.reasoning.normalize import (
     _REFLEXIVE_VIRTUAL,
@@ -239,17 +240,22 @@ class Dictionary:
         con.execute("DROP TABLE _new")
         return table
 
-    def write_ntriples(self, table: str, path: Path, *, graph: str | None = None) -> int:
-        """Write the triples of ``table(s, p, o)`` as N-Triples (N-Quads in ``graph``, an IRI); returns how many."""
+    def write_ntriples(self, table: str, path: Path | Sequence[Path], *, graph: str | None = None) -> int:
+        """Write the triples of ``table(s, p, o)`` as N-Triples (N-Quads in ``graph``, an IRI); returns how many.
+        Several paths share the triples out by subject (each subject's triples in one file), for loaders that run
+        side by side."""
+        paths = [path] if isinstance(path, Path) else list(path)
         n = self.con.execute(f"SELECT count(*) FROM {table}").fetchall()[0][0]
         end = " ." if graph is None else f" {NamedNode(graph)} ."
         if "'" in end:
             raise InvalidInput(f"a graph name with a quote cannot be handed to DuckDB: {graph}")
-        self.con.execute(
-            f"COPY (SELECT a.nt || ' ' || b.nt || ' ' || c.nt || '{end}' FROM {table} x JOIN terms a ON a.id = x.s "
-            "JOIN terms b ON b.id = x.p JOIN terms c ON c.id = x.o) TO "
-            f"'{_sql_path(path)}' (FORMAT csv, HEADER false, QUOTE '', ESCAPE '', DELIMITER '\x1f')"
-        )
+        for i, out in enumerate(paths):
+            share = f" WHERE (x.s >> 2) % {len(paths)} = {i}" if len(paths) > 1 else ""
+            self.con.execute(
+                f"COPY (SELECT a.nt || ' ' || b.nt || ' ' || c.nt || '{end}' FROM {table} x JOIN terms a ON a.id = x.s "
+                f"JOIN terms b ON b.id = x.p JOIN terms c ON c.id = x.o{share}) TO "
+                f"'{_sql_path(out)}' (FORMAT csv, HEADER false, QUOTE '', ESCAPE '', DELIMITER '\x1f')"
+            )
         return int(n)
 
 
@@ -298,7 +304,7 @@ def _physical_bytes() -> int:
 def _connect(temp_dir: Path) -> duckdb.DuckDBPyConnection:
     con = duckdb.connect(
         config={
-            "threads": max(1, os.cpu_count() or 1),
+            "threads": cores(),
             "preserve_insertion_order": False,
             "temp_directory": str(temp_dir),
             # beside Oxigraph's bulk loader and the Python process: spill to disk rather than crowd them out
@@ -1364,6 +1370,17 @@ class DuckDBSession:
         self._closure.report(fresh=True)
         return (*counts, *self._closure.snapshot_tables())
 
+    @contextmanager
+    def threads(self, n: int) -> Iterator[None]:
+        """Let DuckDB use ``n`` threads (at least one) inside the block, its default (one a core) after it: for
+        work beside another that keeps cores busy (Oxigraph's bulk loader)."""
+        con = self._closure.con
+        con.execute(f"SET threads = {max(1, int(n))}")
+        try:
+            yield
+        finally:
+            con.execute(f"SET threads = {cores()}")
+
     def ranks(self, triples: Collection[Triple]) -> dict[Triple, int]:
         """:meth:`DuckDBClosure.ranks` (any thread)."""
         return self._closure.ranks(triples)
@@ -1387,9 +1404,10 @@ class DuckDBSession:
             con.execute(f"DROP TABLE IF EXISTS {table}")
         return d.decode(missing), d.decode(extra)
 
-    def write_added(self, path: Path) -> int:
+    def write_added(self, path: Path | Sequence[Path]) -> int:
         """The triples without blank nodes the last :meth:`add_ntriples` added to the inferred set, as N-Triples
-        (a bulk loader names blank nodes afresh: those go by :meth:`added_with_blank_nodes`)."""
+        (a bulk loader names blank nodes afresh: those go by :meth:`added_with_blank_nodes`); shared out over
+        several files when given several paths."""
         con = self._closure.con
         con.execute(f"CREATE OR REPLACE TEMP TABLE _plus_ground AS SELECT * FROM _plus WHERE {_GROUND}")
         return self._closure.dict.write_ntriples("_plus_ground", path)

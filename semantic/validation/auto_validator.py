@@ -16,15 +16,17 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterable
 from itertools import chain
+from typing import TYPE_CHECKING
 
 from pyoxigraph import NamedNode, Triple
 
 from hybridkg.errors import InvalidInput
 from hybridkg.semantic.base import ValidationReport
-from hybridkg.semantic.validation.pyshacl_validator import PyShaclValidator
-from hybridkg.semantic.validation.report import sorted_results
 from hybridkg.semantic.validation.routing import TURBO_UNRELIABLE, route
-from hybridkg.semantic.validation.turbo_validator import TurboValidator
+
+if TYPE_CHECKING:
+    from hybridkg.semantic.validation.pyshacl_validator import PyShaclValidator
+    from hybridkg.semantic.validation.turbo_validator import TurboValidator
 
 _log = logging.getLogger(__name__)
 
@@ -39,9 +41,26 @@ class AutoValidator:
     name = "auto"
 
     def __init__(self, unreliable: frozenset[NamedNode] = TURBO_UNRELIABLE) -> None:
-        self._turbo = TurboValidator()
-        self._reference = PyShaclValidator()
         self._unreliable = unreliable
+        self._engines: tuple[TurboValidator, PyShaclValidator] | None = None
+
+    @property
+    def _turbo(self) -> TurboValidator:
+        return self._both()[0]
+
+    @property
+    def _reference(self) -> PyShaclValidator:
+        return self._both()[1]
+
+    def _both(self) -> tuple[TurboValidator, PyShaclValidator]:
+        """The two validators, made on first use: they import rdflib (0.05 s), which a process that never
+        validates (``hybridkg load`` of a file outside any domain) does without."""
+        if self._engines is None:
+            from hybridkg.semantic.validation.pyshacl_validator import PyShaclValidator
+            from hybridkg.semantic.validation.turbo_validator import TurboValidator
+
+            self._engines = (TurboValidator(), PyShaclValidator())
+        return self._engines
 
     def validate(
         self,
@@ -62,6 +81,8 @@ class AutoValidator:
             return self._report("pyshacl", self._reference.validate(data, shapes, ontology))
         if not routing.pyshacl:
             return self._report("turbo", turbo)
+        from hybridkg.semantic.validation.report import sorted_results
+
         reference = self._reference.validate(data, routing.pyshacl, ontology)
         return ValidationReport(
             conforms=turbo.conforms and reference.conforms,
