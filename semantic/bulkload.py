@@ -44,6 +44,10 @@ _log = logging.getLogger(__name__)
 #: Below this many bytes (compressed) a file takes the object path unless the caller asks for ``bulk``.
 FAST_MIN_BYTES = 4 << 20
 
+#: Quads a batch of Oxigraph's bulk loader (``DEFAULT_BULK_LOAD_BATCH_SIZE`` in oxigraph's storage): each batch is
+#: sorted and written on a thread of its own, so a smaller file loads on one thread.
+OXIGRAPH_BATCH = 1_000_000
+
 #: Seconds per phase of the last fast load in this process (what ``bench/reasoning.py`` reports).
 LAST_PHASES: dict[str, float] = {}
 
@@ -133,11 +137,13 @@ def _load(kb: KnowledgeBase, session: DuckDBSession, source: Path, fmt: RdfForma
         removed = session.removed_triples() if counts[3] else []
         lap("write inferred")
 
-    def store_inferred() -> None:
-        # Oxigraph's bulk loader sorts a file this size on one thread: the shares load side by side (on LUBM(1),
-        # 0.33 s -> 0.17 s on two cores). lenient: these lines are DuckDB's own writing of terms the store has
-        # already checked
-        with ThreadPoolExecutor(len(inferred) + 1, thread_name_prefix="hkg-inferred") as pool:
+    def store_inferred(side_by_side: bool) -> None:
+        # Oxigraph's loader sorts a file of less than one batch on one thread: with cores to spare, the shares load
+        # side by side (LUBM(1): 0.33 s -> 0.17 s alone on two cores; the whole CLI load 1.39-1.46 -> 1.31-1.33 s,
+        # medians of 8). Beside an asserted load of several batches, which keeps the cores busy, one after
+        # another (LUBM(50): side by side 85.0 s, one after another 82.9 s, 2 runs each). lenient: these lines are
+        # DuckDB's own writing of terms the store has already checked
+        with ThreadPoolExecutor(len(inferred) + 1 if side_by_side else 1, thread_name_prefix="hkg-inferred") as pool:
             loads = [pool.submit(store.load_path, share, RdfFormat.N_TRIPLES, INFERRED_GRAPH,  # type: ignore[attr-defined]
                                  lenient=True) for share in inferred]
             if blank:  # parsed to objects: the store keeps their blank nodes' names (its bulk loader would not)
@@ -155,15 +161,13 @@ def _load(kb: KnowledgeBase, session: DuckDBSession, source: Path, fmt: RdfForma
             with ThreadPoolExecutor(1, thread_name_prefix="hkg-bulk") as pool:
                 loading = pool.submit(_store_file, store, source, fmt, target, base_iri, tmp)
                 try:
-                    # the loader keeps one core busy: DuckDB takes the others (on LUBM(1) with two cores, one
-                    # DuckDB thread instead of two: 1.34 -> 1.29 s, median of 8 CLI runs)
-                    with session.threads(cores() - 1):
-                        counts = session.add_ntriples(source, strict=True, max_bytes=kb.max_input_bytes,
-                                                      besides=before)
+                    counts = session.add_ntriples(source, strict=True, max_bytes=kb.max_input_bytes, besides=before)
                     lap("reason")
                     if counts is not None:
                         write_inferred(counts)
-                        store_inferred()
+                        # the asserted load, if not done, keeps one thread busy below one batch of Oxigraph's
+                        # loader and one a batch above it
+                        store_inferred(loading.done() or counts[0] < OXIGRAPH_BATCH)
                         lap("store inferred")
                 finally:
                     loading.result()
@@ -188,7 +192,7 @@ def _load(kb: KnowledgeBase, session: DuckDBSession, source: Path, fmt: RdfForma
     lap("reason")
     write_inferred(counts)
     with kb._rw.exclusive():
-        store_inferred()
+        store_inferred(True)
     lap("store inferred")
     _done(kb, source, target, phases, removed)
     return counts

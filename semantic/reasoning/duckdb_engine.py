@@ -29,8 +29,7 @@ import logging
 import os
 import re
 import tempfile
-from collections.abc import Collection, Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Collection, Iterable, Sequence
 from pathlib import Path
 
 import duckdb
@@ -1369,17 +1368,6 @@ class DuckDBSession:
         self._inferred = None
         self._closure.report(fresh=True)
         return (*counts, *self._closure.snapshot_tables())
-
-    @contextmanager
-    def threads(self, n: int) -> Iterator[None]:
-        """Let DuckDB use ``n`` threads (at least one) inside the block, its default (one a core) after it: for
-        work beside another that keeps cores busy (Oxigraph's bulk loader)."""
-        con = self._closure.con
-        con.execute(f"SET threads = {max(1, int(n))}")
-        try:
-            yield
-        finally:
-            con.execute(f"SET threads = {cores()}")
 
     def ranks(self, triples: Collection[Triple]) -> dict[Triple, int]:
         """:meth:`DuckDBClosure.ranks` (any thread)."""
