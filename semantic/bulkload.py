@@ -260,9 +260,11 @@ def _from_store(kb: KnowledgeBase, engine: Reasoner) -> tuple[DuckDBSession, lis
                 store.dump_graph(g, dumps[-1])  # type: ignore[attr-defined]
             if dumps:
                 session.add_ntriples(dumps)
-            stored = Path(tmp) / "inferred.nt"
-            store.dump_graph(INFERRED_GRAPH, stored)  # type: ignore[attr-defined]
-            missing, extra = session.reconcile(stored)
+            missing, extra = [], []
+            if dumps or INFERRED_GRAPH in set(store.graphs()):  # else nothing to put in line (a new store)
+                stored = Path(tmp) / "inferred.nt"
+                store.dump_graph(INFERRED_GRAPH, stored)  # type: ignore[attr-defined]
+                missing, extra = session.reconcile(stored)
         if missing or extra:
             _log.info("the stored inferred graph was out of step: %d missing, %d extra triples", len(missing),
                       len(extra))

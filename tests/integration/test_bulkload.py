@@ -217,3 +217,26 @@ def test_reason_with_duckdb_reads_the_store_and_puts_the_inferred_graph_in_line(
         assert (again.asserted, again.inferred) == (result.asserted, result.inferred)
     finally:
         kb.close()
+
+
+@pytest.mark.parametrize("line", ["<http://e/a> <http://e/b> .", "<http://e/a> <http://e/b> <http://e/c>",
+                                  "<http://e/a> <http://e/b> <http://e/c> ;"])
+def test_a_line_that_is_not_one_triple_is_refused_with_its_count(tmp_path: Path, line: str) -> None:
+    """The reader of the store's own dumps (not strict) still checks each line's shape: three terms, ' .' at the end;
+    a strict read (a user's file) refuses the same file by returning None (the caller takes the object path)."""
+    from hybridkg.errors import InvalidInput
+    from hybridkg.semantic.reasoning.duckdb_engine import DuckDBClosure
+
+    path = tmp_path / "odd.nt"
+    path.write_text(f'<http://e/x> <http://e/y> "a b c" .\n{line}\n')
+    closure = DuckDBClosure()
+    try:
+        assert closure.dict.load_ntriples(path, strict=True) is None
+        with pytest.raises(InvalidInput, match="1 line"):
+            closure.dict.load_ntriples(path)
+        path.write_text('<http://e/x> <http://e/y> "a b c" .\n<http://e/x> <http://e/y> <http://e/z> .\n')
+        table = closure.dict.load_ntriples(path)
+        assert table is not None
+        assert closure.con.execute(f"SELECT count(*) FROM {table}").fetchall()[0][0] == 2
+    finally:
+        closure.close()
