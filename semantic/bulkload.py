@@ -260,7 +260,8 @@ def _from_store(kb: KnowledgeBase, engine: Reasoner) -> tuple[DuckDBSession, lis
                 store.dump_graph(g, dumps[-1])  # type: ignore[attr-defined]
             if dumps:
                 session.add_ntriples(dumps)
-            missing, extra = [], []
+            missing: list[Triple] = []
+            extra: list[Triple] = []
             if dumps or INFERRED_GRAPH in set(store.graphs()):  # else nothing to put in line (a new store)
                 stored = Path(tmp) / "inferred.nt"
                 store.dump_graph(INFERRED_GRAPH, stored)  # type: ignore[attr-defined]
