@@ -292,6 +292,23 @@ _VOCABULARY: list[Term] = list(dict.fromkeys([
 #: the ``mapping(old, new, c)`` of :meth:`DuckDBClosure._rewritten`.
 _TO_REPS = "(SELECT id AS old, rep AS new, c_to AS c FROM uf WHERE id <> rep)"
 
+
+def _rep_form(x: str) -> tuple[str, str, str, str]:
+    """The representatives' form of the rows of the table aliased ``x`` (columns ``s, p, o``): the joins that find
+    each position's class in ``uf`` (aliased ``x_s``, ``x_p``, ``x_o``), then the three representatives' terms as SQL
+    expressions (a term in no class is its own)."""
+    joins = " ".join(f"LEFT JOIN uf {x}_{k} ON {x}_{k}.id = {x}.{k}" for k in "spo")
+    s, p, o = (f"coalesce({x}_{k}.rep, {x}.{k})" for k in "spo")
+    return joins, s, p, o
+
+
+def _rep_same_as_rep(same: int, where: str = "TRUE") -> str:
+    """``rep owl:sameAs rep`` with its rank for each class whose representative satisfies ``where`` (on ``u.rep``), as
+    a SELECT of ``(s, p, o, r)``: eq-rep-s applied to ``m owl:sameAs rep`` of its nearest member ``m``, one rank
+    above that pair's."""
+    return (f"SELECT u.rep, {same}, u.rep, 1 + min(u.c_to) FROM uf u WHERE u.id <> u.rep AND ({where}) "
+            "GROUP BY u.rep")
+
 #: The share of physical memory DuckDB may use before it spills to its temporary directory.
 MEMORY_SHARE = 0.4
 
@@ -714,7 +731,6 @@ class DuckDBClosure:
             new_edges.setdefault(find(e[0]), []).append(e)
         uf_rows: list[tuple[int, int, int, int]] = []
         moves: list[tuple[int, int, int]] = []  # old representative -> new one, rank of old sameAs new
-        refl: list[tuple[int, int, int, int]] = []
         for z, members in groups.items():
             class_edges = [e for r in {rep_of.get(m, m) for m in members} for e in self._edges.get(r, ())]
             class_edges += new_edges.get(z, [])
@@ -731,8 +747,6 @@ class DuckDBClosure:
                     moves.append((m, z, c_to[m]))
                 rep_of[m] = z
                 uf_rows.append((m, z, c_to.get(m, 0), c_from.get(m, 0)))
-            # z sameAs z: eq-rep-s from m sameAs z twice
-            refl.append((z, self.SAME, z, 1 + min(c_to[m] for m in members if m != z)))
         self._pairs.clear()
         self._schema_merged = self._schema_merged or bool(con.execute(
             f"SELECT 1 FROM t WHERE p = {self.TYPE} AND o IN {_ids(self._declared)} AND s IN {_ids(old_reps)} "
@@ -746,11 +760,11 @@ class DuckDBClosure:
         con.execute(f"DELETE FROM _next WHERE {touch}")
         con.execute("INSERT INTO hist SELECT * FROM _touch WHERE r > 0")
         con.execute("INSERT INTO orig SELECT s, p, o FROM _touch WHERE r = 0")
-        self._put("_touch", ["s", "p", "o", "r"], refl, create=False)
+        # each new class's rep sameAs rep (with uf as just written)
+        con.execute("INSERT INTO _touch " + _rep_same_as_rep(self.SAME, f"u.rep IN {_ids(groups)}"))
         self._rewrite_into_t("_touch", "_m")
 
-    def _put(self, table: str, columns: list[str], rows: Sequence[tuple[int, ...]], *, temp: bool = False,
-             create: bool = True) -> None:
+    def _put(self, table: str, columns: list[str], rows: Sequence[tuple[int, ...]], *, temp: bool = False) -> None:
         """Rows of integers into ``table`` (created, or emptied, first if ``temp``)."""
         con = self.con
         if temp:
@@ -916,11 +930,9 @@ class DuckDBClosure:
             f"SELECT DISTINCT s FROM gone WHERE p = {SAME} AND s <> o").fetchall() if int(s) in self._rep}
         # the representatives' form of what goes (a triple of t may stand for several asserted ones: re-derived)
         if self._rep:
-            con.execute(
-                "CREATE OR REPLACE TEMP TABLE gone_r AS SELECT DISTINCT coalesce(a.rep, g.s) AS s, "
-                "coalesce(b.rep, g.p) AS p, coalesce(c.rep, g.o) AS o FROM gone g LEFT JOIN uf a ON a.id = g.s "
-                "LEFT JOIN uf b ON b.id = g.p LEFT JOIN uf c ON c.id = g.o"
-            )
+            joins, rs, rp, ro = _rep_form("g")
+            con.execute(f"CREATE OR REPLACE TEMP TABLE gone_r AS SELECT DISTINCT {rs} AS s, {rp} AS p, {ro} AS o "
+                        f"FROM gone g {joins}")
         else:
             con.execute("CREATE OR REPLACE TEMP TABLE gone_r AS SELECT * FROM gone")
         # over-delete: the inferred consequences of the removed triples, transitively, over the old closure, and
@@ -973,8 +985,7 @@ class DuckDBClosure:
             con.execute("CREATE OR REPLACE TEMP TABLE _next (s BIGINT, p BIGINT, o BIGINT)")
             con.execute("CREATE OR REPLACE TEMP TABLE _back AS SELECT s, p, o, 0 AS r FROM orig "
                         f"WHERE NOT (p = {SAME} AND s <> o)")
-            con.execute("INSERT INTO _back SELECT u.rep, " + str(SAME) + ", u.rep, 1 + min(u.c_to) FROM uf u "
-                        "WHERE u.id <> u.rep GROUP BY u.rep")
+            con.execute("INSERT INTO _back " + _rep_same_as_rep(SAME))
             self._forget_hist()
             self._rewritten("_back", _TO_REPS)
             con.execute("INSERT INTO _re SELECT s, p, o, r FROM _rw")
@@ -996,11 +1007,9 @@ class DuckDBClosure:
         """Drop the ranks kept for rewritten triples (``hist``) whose representatives' form is over-deleted (``od``):
         they no longer hold."""
         con = self.con
-        con.execute(
-            "CREATE OR REPLACE TEMP TABLE _hk AS SELECT h.s, h.p, h.o FROM hist h LEFT JOIN uf a ON a.id = h.s "
-            "LEFT JOIN uf b ON b.id = h.p LEFT JOIN uf c ON c.id = h.o SEMI JOIN od ON od.s = coalesce(a.rep, h.s) "
-            "AND od.p = coalesce(b.rep, h.p) AND od.o = coalesce(c.rep, h.o)"
-        )
+        joins, rs, rp, ro = _rep_form("h")
+        con.execute(f"CREATE OR REPLACE TEMP TABLE _hk AS SELECT h.s, h.p, h.o FROM hist h {joins} "
+                    f"SEMI JOIN od ON od.s = {rs} AND od.p = {rp} AND od.o = {ro}")
         con.execute("DELETE FROM hist WHERE EXISTS (SELECT 1 FROM _hk k WHERE k.s = hist.s AND k.p = hist.p "
                     "AND k.o = hist.o)")
 
@@ -1027,15 +1036,14 @@ class DuckDBClosure:
         con.execute(f"DELETE FROM orig WHERE {_mentions(members)}")
         self._assert("_back")
         # the other classes' asserted triples and rep sameAs rep whose representatives' form was over-deleted
+        joins, rs, rp, ro = _rep_form("x")
         con.execute(
-            "CREATE OR REPLACE TEMP TABLE _back AS SELECT x.s, x.p, x.o, 0 AS r FROM orig x LEFT JOIN uf a "
-            "ON a.id = x.s LEFT JOIN uf b ON b.id = x.p LEFT JOIN uf c ON c.id = x.o "
+            f"CREATE OR REPLACE TEMP TABLE _back AS SELECT x.s, x.p, x.o, 0 AS r FROM orig x {joins} "
             f"WHERE NOT (x.p = {self.SAME} AND x.s <> x.o) AND NOT EXISTS (SELECT 1 FROM t "
-            "WHERE t.s = coalesce(a.rep, x.s) AND t.p = coalesce(b.rep, x.p) AND t.o = coalesce(c.rep, x.o))"
+            f"WHERE t.s = {rs} AND t.p = {rp} AND t.o = {ro})"
         )
-        con.execute(f"INSERT INTO _back SELECT u.rep, {self.SAME}, u.rep, 1 + min(u.c_to) FROM uf u "
-                    f"WHERE u.id <> u.rep AND NOT EXISTS (SELECT 1 FROM t WHERE t.s = u.rep AND t.p = {self.SAME} "
-                    "AND t.o = u.rep) GROUP BY u.rep")
+        con.execute("INSERT INTO _back " + _rep_same_as_rep(self.SAME, f"NOT EXISTS (SELECT 1 FROM t WHERE t.s = "
+                                                                       f"u.rep AND t.p = {self.SAME} AND t.o = u.rep)"))
         self._rewrite_into_t("_back", _TO_REPS, delta=False)
         con.execute("DROP TABLE _back")
         if self._schema_in_next() or schema:
@@ -1282,13 +1290,13 @@ class DuckDBClosure:
                 # a triple's rank: 0 if asserted; else that of its representatives' form in t, one up per
                 # position replaced (eq-rep-s/p/o with rep sameAs member); the rank it had before a merge
                 # rewrote it, if lower; for x sameAs y in one class, the rank of the pair (_pair_ranks) if lower
+                joins, rs, rp, ro = _rep_form("a")
                 rows = cursor.execute(
-                    "WITH q AS (SELECT a.s, a.p, a.o, coalesce(us.rep, a.s) AS rs, coalesce(up.rep, a.p) AS rp, "
-                    "coalesce(uo.rep, a.o) AS ro, greatest(CASE WHEN us.rep <> a.s THEN us.c_from END, "
-                    "CASE WHEN up.rep <> a.p THEN up.c_from END, CASE WHEN uo.rep <> a.o THEN uo.c_from END) AS c, "
-                    "(coalesce(us.rep, a.s) <> a.s)::INTEGER + (coalesce(up.rep, a.p) <> a.p)::INTEGER "
-                    "+ (coalesce(uo.rep, a.o) <> a.o)::INTEGER AS n FROM _asked a LEFT JOIN uf us ON us.id = a.s "
-                    "LEFT JOIN uf up ON up.id = a.p LEFT JOIN uf uo ON uo.id = a.o) "
+                    f"WITH q AS (SELECT a.s, a.p, a.o, {rs} AS rs, {rp} AS rp, {ro} AS ro, "
+                    "greatest(CASE WHEN a_s.rep <> a.s THEN a_s.c_from END, CASE WHEN a_p.rep <> a.p THEN a_p.c_from "
+                    "END, CASE WHEN a_o.rep <> a.o THEN a_o.c_from END) AS c, "
+                    f"({rs} <> a.s)::INTEGER + ({rp} <> a.p)::INTEGER + ({ro} <> a.o)::INTEGER AS n "
+                    f"FROM _asked a {joins}) "
                     "SELECT q.s, q.p, q.o, q.rs, q.ro, CASE WHEN EXISTS (SELECT 1 FROM orig WHERE orig.s = q.s "
                     "AND orig.p = q.p AND orig.o = q.o) THEN 0 ELSE least(greatest(t.r, q.c) + q.n, "
                     "(SELECT min(h.r) FROM hist h WHERE h.s = q.s AND h.p = q.p AND h.o = q.o)) END "
