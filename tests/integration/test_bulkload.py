@@ -240,3 +240,26 @@ def test_a_line_that_is_not_one_triple_is_refused_with_its_count(tmp_path: Path,
         assert closure.con.execute(f"SELECT count(*) FROM {table}").fetchall()[0][0] == 2
     finally:
         closure.close()
+
+
+@pytest.mark.parametrize(("shares", "batch"), [(1, bulkload.OXIGRAPH_BATCH), (3, bulkload.OXIGRAPH_BATCH), (3, 0)])
+def test_inferred_triples_in_shares_are_stored_once_each(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                         shares: int, batch: int) -> None:
+    """The inferred triples are written in one share per loader and loaded side by side (batch: a small asserted
+    file) or one after another (batch 0: as beside an asserted load of several of Oxigraph's batches): either way
+    the store ends with the reference engine's inferred graph (a share left out would be missed here)."""
+    monkeypatch.setattr(bulkload, "_loaders", lambda: shares)
+    monkeypatch.setattr(bulkload, "OXIGRAPH_BATCH", batch)
+    f = tmp_path / "data.nt"
+    f.write_text(_data(400, odd=False))
+    fast, slow = _kb(tmp_path / "fast", "duckdb"), _kb(tmp_path / "slow", "reasonable")
+    try:
+        got = fast.load(f, graph="urn:data", bulk=True)
+        want = slow.load(f, graph="urn:data", bulk=True)
+        assert got.inferred_added == want.inferred_added > 1000
+        stored = list(fast.store.quads(graph=INFERRED_GRAPH))
+        assert len(stored) == len(slow.inferred_triples())
+        assert _ground(fast.inferred_triples()) == _ground(slow.inferred_triples())
+    finally:
+        fast.close()
+        slow.close()
