@@ -411,6 +411,7 @@ class DuckDBClosure:
         # inconsistency vocabulary seen in the closure (:meth:`inconsistencies`)
         self._mark: int | None = None
         self._in_change = False
+        self._snapshotted = False  # whether the table inf holds the inferred set of the last snapshot
         self._present: set[int] = set()
         con = self.con
         con.execute("CREATE TABLE t (s BIGINT, p BIGINT, o BIGINT, r INTEGER)")
@@ -1248,7 +1249,7 @@ class DuckDBClosure:
         """:meth:`snapshot` into the tables ``_plus`` and ``_minus`` (ids, not decoded); returns their sizes."""
         con = self.con
         con.execute(f"CREATE OR REPLACE TABLE inf_new AS {self._normalised_sql()}")
-        if con.execute("SELECT count(*) FROM duckdb_tables() WHERE table_name = 'inf'").fetchall()[0][0]:
+        if self._snapshotted:  # (a lookup in DuckDB's catalog took 5 ms)
             con.execute("CREATE OR REPLACE TEMP TABLE _plus AS SELECT * FROM inf_new EXCEPT SELECT * FROM inf")
             con.execute("CREATE OR REPLACE TEMP TABLE _minus AS SELECT * FROM inf EXCEPT SELECT * FROM inf_new")
         else:
@@ -1256,6 +1257,7 @@ class DuckDBClosure:
             con.execute("CREATE OR REPLACE TEMP TABLE _minus AS SELECT s, p, o FROM inf_new LIMIT 0")
         con.execute("DROP TABLE IF EXISTS inf")
         con.execute("ALTER TABLE inf_new RENAME TO inf")
+        self._snapshotted = True
         plus = con.execute("SELECT count(*) FROM _plus").fetchall()[0][0]
         minus = con.execute("SELECT count(*) FROM _minus").fetchall()[0][0]
         return int(plus), int(minus)
