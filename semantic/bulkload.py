@@ -125,25 +125,28 @@ def _load(kb: KnowledgeBase, session: DuckDBSession, source: Path, fmt: RdfForma
                 raise ParseError(fmt.name, e.lineno, e.offset, f"{e.msg} (in {source})") from e
 
     counts = None
-    inferred = [tmp / f"inferred-{i}.nt" for i in range(_loaders())]
+    inferred: list[Path] = []
     inferred_blank = tmp / "inferred-blank.nq"
     blank = 0
     removed: list[Triple] = []
 
-    def write_inferred(counts: tuple[int, int, int, int]) -> None:
+    def write_inferred(counts: tuple[int, int, int, int], side_by_side: bool) -> None:
         nonlocal blank, removed
+        # one share a loader if they will load side by side, else one file (each share joins the dictionary anew)
+        inferred.extend(tmp / f"inferred-{i}.nt" for i in range(_loaders() if side_by_side else 1))
         session.write_added(inferred)
         blank = session.write_added_with_blank_nodes(inferred_blank, INFERRED_GRAPH)
         removed = session.removed_triples() if counts[3] else []
         lap("write inferred")
 
-    def store_inferred(side_by_side: bool) -> None:
+    def store_inferred() -> None:
         # Oxigraph's loader sorts a file of less than one batch on one thread: with cores to spare, the shares load
         # side by side (LUBM(1): 0.33 s -> 0.17 s alone on two cores; the whole CLI load 1.39-1.46 -> 1.31-1.33 s,
         # medians of 8). Beside an asserted load of several batches, which keeps the cores busy, one after
         # another (LUBM(50): side by side 85.0 s, one after another 82.9 s, 2 runs each). lenient: these lines are
         # DuckDB's own writing of terms the store has already checked
-        with ThreadPoolExecutor(len(inferred) + 1 if side_by_side else 1, thread_name_prefix="hkg-inferred") as pool:
+        workers = len(inferred) + 1 if len(inferred) > 1 else 1
+        with ThreadPoolExecutor(workers, thread_name_prefix="hkg-inferred") as pool:
             loads = [pool.submit(store.load_path, share, RdfFormat.N_TRIPLES, INFERRED_GRAPH,  # type: ignore[attr-defined]
                                  lenient=True) for share in inferred]
             if blank:  # parsed to objects: the store keeps their blank nodes' names (its bulk loader would not)
@@ -164,10 +167,10 @@ def _load(kb: KnowledgeBase, session: DuckDBSession, source: Path, fmt: RdfForma
                     counts = session.add_ntriples(source, strict=True, max_bytes=kb.max_input_bytes, besides=before)
                     lap("reason")
                     if counts is not None:
-                        write_inferred(counts)
                         # the asserted load, if not done, keeps one thread busy below one batch of Oxigraph's
                         # loader and one a batch above it
-                        store_inferred(loading.done() or counts[0] < OXIGRAPH_BATCH)
+                        write_inferred(counts, loading.done() or counts[0] < OXIGRAPH_BATCH)
+                        store_inferred()
                         lap("store inferred")
                 finally:
                     loading.result()
@@ -190,9 +193,9 @@ def _load(kb: KnowledgeBase, session: DuckDBSession, source: Path, fmt: RdfForma
     counts = session.add_ntriples(asserted, besides=before)
     assert counts is not None
     lap("reason")
-    write_inferred(counts)
+    write_inferred(counts, True)
     with kb._rw.exclusive():
-        store_inferred(True)
+        store_inferred()
     lap("store inferred")
     _done(kb, source, target, phases, removed)
     return counts
