@@ -302,6 +302,15 @@ def _rep_form(x: str) -> tuple[str, str, str, str]:
     return joins, s, p, o
 
 
+def _member_form(x: str) -> tuple[str, str, str, str]:
+    """The other way from :func:`_rep_form`: the rows of the table aliased ``x`` with each representative replaced by
+    each member of its class (one row a combination), as the joins (``x_s``, ``x_p``, ``x_o`` on ``uf.rep``) and the
+    three members' terms as SQL expressions (a term that represents no class stays)."""
+    joins = " ".join(f"LEFT JOIN uf {x}_{k} ON {x}_{k}.rep = {x}.{k}" for k in "spo")
+    s, p, o = (f"coalesce({x}_{k}.id, {x}.{k})" for k in "spo")
+    return joins, s, p, o
+
+
 def _rep_same_as_rep(same: int, where: str = "TRUE") -> str:
     """``rep owl:sameAs rep`` with its rank for each class whose representative satisfies ``where`` (on ``u.rep``), as
     a SELECT of ``(s, p, o, r)``: eq-rep-s applied to ``m owl:sameAs rep`` of its nearest member ``m``, one rank
@@ -1165,9 +1174,8 @@ class DuckDBClosure:
         for (each representative replaced by each member of its class), asserted ones first."""
         sql = f"SELECT s, p, o FROM {table}"
         if self._rep:
-            sql = (f"SELECT coalesce(a.id, x.s) AS s, coalesce(b.id, x.p) AS p, coalesce(c.id, x.o) AS o "
-                   f"FROM {table} x LEFT JOIN uf a ON a.rep = x.s LEFT JOIN uf b ON b.rep = x.p "
-                   "LEFT JOIN uf c ON c.rep = x.o")
+            joins, ms, mp, mo = _member_form("x")
+            sql = f"SELECT {ms} AS s, {mp} AS p, {mo} AS o FROM {table} x {joins}"
         cols = self.con.execute(
             f"SELECT s, p, o FROM ({sql}) e ORDER BY NOT (EXISTS (SELECT 1 FROM orig WHERE orig.s = e.s "
             "AND orig.p = e.p AND orig.o = e.o) OR EXISTS (SELECT 1 FROM t WHERE t.r = 0 AND t.s = e.s "
@@ -1200,12 +1208,11 @@ class DuckDBClosure:
         ``(s, p, o, asserted)``."""
         if not self._rep:
             return "SELECT s, p, o, r = 0 AS asserted FROM t"
+        joins, ms, mp, mo = _member_form("t")
         return (
             "SELECT x.s, x.p, x.o, (x.same AND x.r = 0) OR EXISTS (SELECT 1 FROM orig WHERE orig.s = x.s "
-            "AND orig.p = x.p AND orig.o = x.o) AS asserted FROM (SELECT coalesce(a.id, t.s) AS s, "
-            "coalesce(b.id, t.p) AS p, coalesce(c.id, t.o) AS o, t.r, coalesce(a.id, t.s) = t.s AND "
-            "coalesce(b.id, t.p) = t.p AND coalesce(c.id, t.o) = t.o AS same FROM t LEFT JOIN uf a ON a.rep = t.s "
-            "LEFT JOIN uf b ON b.rep = t.p LEFT JOIN uf c ON c.rep = t.o) x"
+            f"AND orig.p = x.p AND orig.o = x.o) AS asserted FROM (SELECT {ms} AS s, {mp} AS p, {mo} AS o, t.r, "
+            f"{ms} = t.s AND {mp} = t.p AND {mo} = t.o AS same FROM t {joins}) x"
         )
 
     def _normalised_sql(self) -> str:
