@@ -17,6 +17,7 @@ spin about 0.1 s each after numpy is imported before they sleep, CPU a two-core 
 
 from __future__ import annotations
 
+import gc
 import os
 import sys
 from collections.abc import Mapping
@@ -92,8 +93,14 @@ def ensure_allocator() -> None:
 
 def main() -> int:
     prepare()
-    from hybridkg.server.cli import main as cli_main
-
+    # the CLI's imports (settings models) make many objects that all live to the end: no collections while they
+    # are made (0.02 s of a 0.24 s start), and none of them scanned again by later ones
+    gc.disable()
+    try:
+        from hybridkg.server.cli import main as cli_main
+    finally:
+        gc.freeze()
+        gc.enable()
     return cli_main()
 
 
