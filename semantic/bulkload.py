@@ -18,7 +18,6 @@ also reconciles the inferred graph), so nothing is half-written.
 from __future__ import annotations
 
 import logging
-import os
 import shutil
 import subprocess
 import tempfile
@@ -162,7 +161,7 @@ def _load(kb: KnowledgeBase, session: DuckDBSession, source: Path, fmt: RdfForma
             # Oxigraph's loader reads the file on one thread; on this one DuckDB reads it too and reasons, then
             # Oxigraph loads the inferred triples beside the first load (neither holds the GIL)
             with ThreadPoolExecutor(1, thread_name_prefix="hkg-bulk") as pool:
-                loading = pool.submit(_store_file, store, source, fmt, target, base_iri, tmp)
+                loading = pool.submit(_store_file, store, source, fmt, target, base_iri)
                 try:
                     counts = session.add_ntriples(source, strict=True, max_bytes=kb.max_input_bytes, besides=before)
                     lap("reason")
@@ -283,29 +282,37 @@ def _from_store(kb: KnowledgeBase, engine: Reasoner) -> tuple[DuckDBSession, lis
     return session, missing, extra
 
 
-def _store_file(store: object, source: Path, fmt: RdfFormat, target: NamedNode, base_iri: str | None,
-                tmp: Path) -> None:
-    """Oxigraph's bulk loader on the file itself; a gzip file through ``gzip -dc`` and a FIFO, so no byte passes
+def _store_file(store: object, source: Path, fmt: RdfFormat, target: NamedNode, base_iri: str | None) -> None:
+    """Oxigraph's bulk loader on the file itself; a gzip file through ``gzip -dc`` and a pipe, so no byte passes
     through Python. (The size limit is checked by DuckDB's read of the same file.)"""
     try:
         if not source.name.lower().endswith(".gz"):
             store.load_path(source, fmt, target, base_iri=base_iri)  # type: ignore[attr-defined]
             return
-        fifo = tmp / "input.fifo"
-        os.mkfifo(fifo)
-        proc = subprocess.Popen(["sh", "-c", 'exec gzip -dc -- "$0" > "$1"', str(source), str(fifo)],
-                                stderr=subprocess.PIPE)
+        proc = _gunzip(source)
+        assert proc.stdout is not None
         try:
-            store.load_path(fifo, fmt, target, base_iri=base_iri)  # type: ignore[attr-defined]
+            store.load_stream(proc.stdout, fmt, target, base_iri=base_iri)  # type: ignore[attr-defined]
         finally:
-            if proc.poll() is None:
-                proc.kill()
-            _, err = proc.communicate()
-        if proc.returncode:
-            raise InvalidInput(f"{source} could not be decompressed ({err.decode(errors='replace').strip()}); "
-                               "the file is corrupt or not gzip, nothing was stored")
+            _reap(proc, source)
     except SyntaxError as e:
         raise ParseError(fmt.name, e.lineno, e.offset, f"{e.msg} (in {source})") from e
+
+
+def _gunzip(source: Path) -> subprocess.Popen[bytes]:
+    """``gzip -dc`` on ``source``, its output on a pipe (read unbuffered: straight from the pipe)."""
+    return subprocess.Popen(["gzip", "-dc", "--", str(source)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            bufsize=0)
+
+
+def _reap(proc: subprocess.Popen[bytes], source: Path) -> None:
+    """Stop ``gzip`` if its reader stopped early; an error if it failed."""
+    if proc.poll() is None:
+        proc.kill()
+    _, err = proc.communicate()
+    if proc.returncode > 0:
+        raise InvalidInput(f"{source} could not be decompressed ({err.decode(errors='replace').strip()}); "
+                           "the file is corrupt or not gzip, nothing was stored")
 
 
 def _loaders() -> int:

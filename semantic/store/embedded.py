@@ -117,16 +117,25 @@ class OxigraphStore:
     def load_stream(
         self, stream: IO[bytes], fmt: RdfFormat, graph: NamedNode, *, base_iri: str | None = None
     ) -> None:
-        """Oxigraph's bulk loader on ``stream`` (triples go to ``graph``): parsed and written in Rust, no Python
-        objects. Not transactional: on failure the caller takes out what it may have written."""
+        """Oxigraph's bulk loader on ``stream`` (triples go to ``graph``; with N-Quads, the default graph's): parsed
+        and written in Rust, no Python objects, and nothing is stored if it fails. Blank nodes get new labels, as in
+        every bulk load. A stream is parsed on one thread."""
         self._store.bulk_load(stream, format=fmt, base_iri=base_iri, to_graph=graph)
 
     def load_path(
         self, path: Path, fmt: RdfFormat, graph: NamedNode, *, base_iri: str | None = None, lenient: bool = False
     ) -> None:
         """:meth:`load_stream` on a file (or FIFO) that Oxigraph reads itself, without Python in between.
-        ``lenient`` skips Oxigraph's IRI checks: only for files of terms it has checked before."""
-        self._store.bulk_load(path=str(path), format=fmt, base_iri=base_iri, to_graph=graph, lenient=lenient)
+        ``lenient`` skips Oxigraph's IRI checks: only for files of terms it has checked before.
+
+        A path that is not a regular file (a FIFO, a pipe) is opened here and read as a stream: given a path, on a
+        machine of four cores or more Oxigraph splits the file by its size for parallel parsing, and a FIFO's size
+        is 0, so it would read nothing."""
+        if path.is_file():
+            self._store.bulk_load(path=str(path), format=fmt, base_iri=base_iri, to_graph=graph, lenient=lenient)
+            return
+        with open(path, "rb", buffering=0) as stream:  # unbuffered: the loader's reads go straight to the file
+            self._store.bulk_load(stream, format=fmt, base_iri=base_iri, to_graph=graph, lenient=lenient)
 
     def dump_graph(self, graph: NamedNode, path: Path) -> None:
         """Write one graph's triples as N-Triples (one a line, as Oxigraph writes them) to ``path``."""

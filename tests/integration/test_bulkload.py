@@ -263,3 +263,39 @@ def test_inferred_triples_in_shares_are_stored_once_each(tmp_path: Path, monkeyp
     finally:
         fast.close()
         slow.close()
+
+
+def test_a_corrupt_gzip_file_is_named_and_leaves_nothing_behind(tmp_path: Path) -> None:
+    from hybridkg.errors import InvalidInput
+
+    f = tmp_path / "data.nt.gz"
+    whole = gzip.compress(_data(200, odd=False).encode())
+    f.write_bytes(whole[: len(whole) // 2])  # cut in the middle: gzip fails after some output
+    kb = _kb(tmp_path / "store", "duckdb")
+    try:
+        with pytest.raises((InvalidInput, ParseError), match="data.nt.gz"):
+            kb.load(f, bulk=True)
+        assert not list(kb.store.quads(graph=NamedNode("urn:hybridkg:graph:default")))
+    finally:
+        kb.close()
+
+
+def test_a_fifo_is_read_whole(tmp_path: Path) -> None:
+    """The store reads a FIFO as a stream: given its path, Oxigraph would split it by its size (0) for parallel
+    parsing on a machine of four cores or more, and read nothing."""
+    import os
+    import threading
+
+    from pyoxigraph import RdfFormat
+
+    store = make_store(StoreConfig(backend="embedded", path=tmp_path / "store"))
+    fifo = tmp_path / "in.fifo"
+    os.mkfifo(fifo)
+    text = _data(300, odd=False).encode()
+    writer = threading.Thread(target=fifo.write_bytes, args=(text,))
+    writer.start()
+    try:
+        store.load_path(fifo, RdfFormat.N_TRIPLES, NamedNode("urn:g"))  # type: ignore[attr-defined]
+    finally:
+        writer.join()
+    assert len(list(store.quads(graph=NamedNode("urn:g")))) == text.count(b"\n")
