@@ -7,7 +7,7 @@ run each side by side (``bench/RESULTS.md``). An allocator is chosen when a proc
 installed (the ``cmeel-mimalloc`` wheel, a dependency on x86-64 Linux) the script starts the same command line
 again once, with mimalloc preloaded (about 10 ms). Child processes get the caller's own environment back.
 
-``HYBRIDKG_ALLOCATOR=system`` keeps the system allocator. Only the console script does this: a program that
+``HYBRIDKG_ALLOCATOR=system`` keeps the system allocator, and an allocator the caller preloads is kept. Only the console script does this: a program that
 imports hybridkg keeps its own allocator, and nothing here is global state of the library.
 
 The script also sets ``OPENBLAS_THREAD_TIMEOUT=4`` unless the caller set it: numpy's OpenBLAS threads otherwise
@@ -45,7 +45,8 @@ def mimalloc_library(paths: list[str] | None = None) -> str | None:
 def preload_environment(environ: Mapping[str, str], library: str | None,
                         platform: str = sys.platform) -> dict[str, str] | None:
     """The environment to start the command again in, with ``library`` preloaded; ``None`` to run as it is (not
-    Linux, no library, ``HYBRIDKG_ALLOCATOR=system``, or already started again)."""
+    Linux, no library, ``HYBRIDKG_ALLOCATOR=system``, an allocator already in ``LD_PRELOAD``, or already started
+    again)."""
     choice = environ.get(ALLOCATOR_ENV, "mimalloc").strip().lower()
     if choice not in ("mimalloc", "system"):
         sys.stderr.write(f"hybridkg: {ALLOCATOR_ENV}={environ[ALLOCATOR_ENV]!r} is not 'mimalloc' or 'system'; "
@@ -53,8 +54,10 @@ def preload_environment(environ: Mapping[str, str], library: str | None,
         return None
     if choice == "system" or platform != "linux" or library is None or _CALLER_PRELOAD in environ:
         return None
-    env = dict(environ)
     caller = environ.get("LD_PRELOAD", "")
+    if any("malloc" in os.path.basename(lib) for lib in caller.replace(":", " ").split()):
+        return None  # the caller preloads an allocator of its own (jemalloc, tcmalloc, mimalloc): theirs
+    env = dict(environ)
     env[_CALLER_PRELOAD] = caller
     env["LD_PRELOAD"] = f"{library} {caller}".strip()
     for option, value in MIMALLOC_OPTIONS.items():  # the caller's own settings win

@@ -96,6 +96,11 @@ def test_preload_environment_rules() -> None:
     assert launch.preload_environment({launch.ALLOCATOR_ENV: "System "}, lib, platform="linux") is None
     again = launch.preload_environment(env, lib, platform="linux")  # already started again: never a loop
     assert again is None
+    theirs = {"LD_PRELOAD": "/usr/lib/x86_64-linux-gnu/libjemalloc.so.2"}  # the caller's own allocator stays
+    assert launch.preload_environment(theirs, lib, platform="linux") is None
+    kept = launch.preload_environment({"LD_PRELOAD": "/lib/libm.so.6"}, lib, platform="linux")
+    assert kept is not None
+    assert kept["LD_PRELOAD"] == f"{lib} /lib/libm.so.6"
 
 
 def test_mimalloc_library_is_found_on_a_path_entry(tmp_path: Path) -> None:
