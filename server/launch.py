@@ -8,7 +8,8 @@ installed (the ``cmeel-mimalloc`` wheel, a dependency on x86-64 Linux) the scrip
 again once, with mimalloc preloaded (about 10 ms). Child processes get the caller's own environment back.
 
 ``HYBRIDKG_ALLOCATOR=system`` keeps the system allocator, and an allocator the caller preloads is kept. Only the
-console script does this: a program that imports hybridkg keeps its own allocator, and nothing here is global state of the library.
+console script does this: a program that imports hybridkg keeps its own allocator, and nothing here is global
+state of the library.
 
 The script also sets ``OPENBLAS_THREAD_TIMEOUT=4`` unless the caller set it: numpy's OpenBLAS threads otherwise
 spin about 0.1 s each after numpy is imported before they sleep, CPU a two-core machine's load needs (LUBM(1):
