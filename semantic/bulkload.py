@@ -87,10 +87,10 @@ def load(kb: KnowledgeBase, source: Path, fmt: RdfFormat, target: NamedNode, bas
             store.dump_graph(target, before)  # type: ignore[attr-defined]
         try:
             counts = _load(kb, session, source, fmt, target, base_iri, Path(tmp), before, bar, phases, start)
-        except BaseException:
+        except BaseException as failure:
             if bar is not None:
                 bar.close()
-            _log.warning("fast load of %s failed: graph %s put back as it was; the closure is rebuilt on next use",
+            _log.warning("fast load of %s failed: graph %s put back as it was, and the inferred graph with it",
                          source, target.value)
             kb._session = None  # closes the session
             with kb._rw.exclusive():
@@ -98,6 +98,15 @@ def load(kb: KnowledgeBase, source: Path, fmt: RdfFormat, target: NamedNode, bas
                 if before is not None:  # as objects: the store keeps their blank nodes' names
                     store.add(Quad(q.subject, q.predicate, q.object, target)
                               for q in parse(path=str(before), format=RdfFormat.N_TRIPLES))
+            if isinstance(failure, Exception):
+                # inferred triples of the failed file may be stored already (Oxigraph refused a line DuckDB took,
+                # after the inferred load): the closure rebuilt from the store now takes them out of the inferred
+                # graph, so no query sees them
+                try:
+                    kb._reasoning_session()
+                except Exception:  # the next use tries again
+                    _log.exception("the closure could not be rebuilt after the failed load; the next use tries again")
+                    kb._session = None
             raise
     read, new, plus, minus = counts
     return LoadResult(

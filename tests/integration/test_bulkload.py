@@ -87,10 +87,15 @@ def test_fast_path_stores_what_the_object_path_stores(tmp_path: Path, odd: bool,
         slow.close()
 
 
+@pytest.mark.parametrize("bad", [
+    "<http://example.org/u#a> <http://example.org/u#b> .",  # DuckDB refuses it: Oxigraph's load alone fails
+    # DuckDB takes it and reasons, Oxigraph refuses it: its inferred triples may be stored before the failure shows
+    "<http://example.org/u#a> <http://example.org/u#b> <relative> .",
+])
 @pytest.mark.parametrize("existing", [False, True])
-def test_a_syntax_error_leaves_nothing_behind(tmp_path: Path, existing: bool) -> None:
+def test_a_syntax_error_leaves_nothing_behind(tmp_path: Path, existing: bool, bad: str) -> None:
     f = tmp_path / "bad.nt"
-    f.write_text(_data(200, odd=False) + "<http://example.org/u#a> <http://example.org/u#b> .\n")
+    f.write_text(_data(200, odd=False) + bad + "\n")
     kb = _kb(tmp_path / "store", "duckdb")
     graph = "urn:onto" if existing else "urn:data"  # an existing graph is put back as it was
     try:
