@@ -104,9 +104,8 @@ def load(kb: KnowledgeBase, source: Path, fmt: RdfFormat, target: NamedNode, bas
                 # graph, so no query sees them
                 try:
                     kb._reasoning_session()
-                except Exception:  # the next use tries again
+                except Exception:  # (no session is kept) the next use tries again
                     _log.exception("the closure could not be rebuilt after the failed load; the next use tries again")
-                    kb._session = None
             raise
     read, new, plus, minus = counts
     return LoadResult(
@@ -298,30 +297,21 @@ def _store_file(store: object, source: Path, fmt: RdfFormat, target: NamedNode, 
         if not source.name.lower().endswith(".gz"):
             store.load_path(source, fmt, target, base_iri=base_iri)  # type: ignore[attr-defined]
             return
-        proc = _gunzip(source)
+        # read unbuffered: straight from the pipe
+        proc = subprocess.Popen(["gzip", "-dc", "--", str(source)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                bufsize=0)
         assert proc.stdout is not None
         try:
             store.load_stream(proc.stdout, fmt, target, base_iri=base_iri)  # type: ignore[attr-defined]
         finally:
-            _reap(proc, source)
+            if proc.poll() is None:  # the loader stopped early
+                proc.kill()
+            _, err = proc.communicate()
+            if proc.returncode > 0:  # gzip's failure first: a parse error of its cut output says less
+                raise InvalidInput(f"{source} could not be decompressed ({err.decode(errors='replace').strip()}); "
+                                   "the file is corrupt or not gzip, nothing was stored")
     except SyntaxError as e:
         raise ParseError(fmt.name, e.lineno, e.offset, f"{e.msg} (in {source})") from e
-
-
-def _gunzip(source: Path) -> subprocess.Popen[bytes]:
-    """``gzip -dc`` on ``source``, its output on a pipe (read unbuffered: straight from the pipe)."""
-    return subprocess.Popen(["gzip", "-dc", "--", str(source)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            bufsize=0)
-
-
-def _reap(proc: subprocess.Popen[bytes], source: Path) -> None:
-    """Stop ``gzip`` if its reader stopped early; an error if it failed."""
-    if proc.poll() is None:
-        proc.kill()
-    _, err = proc.communicate()
-    if proc.returncode > 0:
-        raise InvalidInput(f"{source} could not be decompressed ({err.decode(errors='replace').strip()}); "
-                           "the file is corrupt or not gzip, nothing was stored")
 
 
 def _loaders() -> int:
