@@ -11,24 +11,30 @@ Here, for a triples file with no domain to validate:
    DuckDB and bulk-loaded into the inferred graph; the few that left it (now asserted) are removed.
 
 Change listeners get the same :class:`ChangeSet` as on the object path, built only when there are listeners.
-On failure the new graph is dropped and the reasoning session is rebuilt from the store on its next use (which
-also reconciles the inferred graph), so nothing is half-written.
+On failure nothing is half-written. Oxigraph's bulk load stores all or nothing, so a load that failed or was
+stopped leaves the graph as it was: when DuckDB fails first (the size limit on a gzip file, a line it refuses), a
+load reading a pipe is stopped at its next read, and a plain file's size is checked before any work. Only a graph
+whose load finished is put back as it was, which takes minutes at millions of triples (Oxigraph deletes in one
+transaction). The reasoning session is dropped and rebuilt on its next use, at once if inferred triples may have
+been stored (the rebuild reconciles the inferred graph).
 """
 
 from __future__ import annotations
 
+import io
 import logging
 import shutil
 import subprocess
 import tempfile
+import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, wait
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from pyoxigraph import NamedNode, Quad, RdfFormat, Triple, parse
 
-from hybridkg.errors import InvalidInput, ParseError
+from hybridkg.errors import InputTooLarge, InvalidInput, ParseError
 from hybridkg.semantic.base import INFERRED_GRAPH, ChangeSet, Reasoner, ReasoningSession
 from hybridkg.semantic.formats import open_document
 from hybridkg.semantic.perf import cores
@@ -85,20 +91,22 @@ def load(kb: KnowledgeBase, source: Path, fmt: RdfFormat, target: NamedNode, bas
         if target in set(store.graphs()):  # kept to restore the graph should the load fail, and to count
             before = Path(tmp) / "before.nt"
             store.dump_graph(target, before)  # type: ignore[attr-defined]
+        stored = _Stored()
         try:
-            counts = _load(kb, session, source, fmt, target, base_iri, Path(tmp), before, bar, phases, start)
+            counts = _load(kb, session, source, fmt, target, base_iri, Path(tmp), before, bar, phases, start, stored)
         except BaseException as failure:
             if bar is not None:
                 bar.close()
             _log.warning("fast load of %s failed: graph %s put back as it was, and the inferred graph with it",
                          source, target.value)
-            kb._session = None  # closes the session
-            with kb._rw.exclusive():
-                store.clear_graph(target)  # type: ignore[attr-defined]
-                if before is not None:  # as objects: the store keeps their blank nodes' names
-                    store.add(Quad(q.subject, q.predicate, q.object, target)
-                              for q in parse(path=str(before), format=RdfFormat.N_TRIPLES))
-            if isinstance(failure, Exception):
+            kb._session = None  # closes the session; the next use rebuilds it from the store
+            if stored.asserted:  # Oxigraph's load is all or nothing: only one that finished is undone
+                with kb._rw.exclusive():
+                    store.clear_graph(target)  # type: ignore[attr-defined]
+                    if before is not None:  # as objects: the store keeps their blank nodes' names
+                        store.add(Quad(q.subject, q.predicate, q.object, target)
+                                  for q in parse(path=str(before), format=RdfFormat.N_TRIPLES))
+            if stored.inferred and isinstance(failure, Exception):
                 # inferred triples of the failed file may be stored already (Oxigraph refused a line DuckDB took,
                 # after the inferred load): the closure rebuilt from the store now takes them out of the inferred
                 # graph, so no query sees them
@@ -116,7 +124,7 @@ def load(kb: KnowledgeBase, source: Path, fmt: RdfFormat, target: NamedNode, bas
 
 def _load(kb: KnowledgeBase, session: DuckDBSession, source: Path, fmt: RdfFormat, target: NamedNode,
           base_iri: str | None, tmp: Path, before: Path | None, bar: Any, phases: dict[str, float],
-          start: float) -> tuple[int, int, int, int]:
+          start: float, stored: _Stored) -> tuple[int, int, int, int]:
     store = kb.store
 
     def lap(name: str) -> None:
@@ -130,6 +138,7 @@ def _load(kb: KnowledgeBase, session: DuckDBSession, source: Path, fmt: RdfForma
                 store.load_stream(stream, fmt, target, base_iri=base_iri)  # type: ignore[attr-defined]
             except SyntaxError as e:
                 raise ParseError(fmt.name, e.lineno, e.offset, f"{e.msg} (in {source})") from e
+        stored.asserted = True
 
     counts = None
     inferred: list[Path] = []
@@ -153,6 +162,7 @@ def _load(kb: KnowledgeBase, session: DuckDBSession, source: Path, fmt: RdfForma
         # another (LUBM(50): side by side 85.0 s, one after another 82.9 s, 2 runs each). lenient: these lines are
         # DuckDB's own writing of terms the store has already checked
         workers = len(inferred) + 1 if len(inferred) > 1 else 1
+        stored.inferred = True
         with ThreadPoolExecutor(workers, thread_name_prefix="hkg-inferred") as pool:
             loads = [pool.submit(store.load_path, share, RdfFormat.N_TRIPLES, INFERRED_GRAPH,  # type: ignore[attr-defined]
                                  lenient=True) for share in inferred]
@@ -166,10 +176,17 @@ def _load(kb: KnowledgeBase, session: DuckDBSession, source: Path, fmt: RdfForma
 
     with kb._rw.exclusive():
         if _direct(source, fmt):
+            if not _gzip(source) and source.stat().st_size > kb.max_input_bytes:  # before any work
+                raise InputTooLarge(
+                    f"{source} is {source.stat().st_size:,} bytes, above the configured limit of "
+                    f"{kb.max_input_bytes:,} bytes; raise the limit (store.max_input_bytes) or split the file"
+                )
             # Oxigraph's loader reads the file on one thread; on this one DuckDB reads it too and reasons, then
             # Oxigraph loads the inferred triples beside the first load (neither holds the GIL)
+            stop = threading.Event()
             with ThreadPoolExecutor(1, thread_name_prefix="hkg-bulk") as pool:
-                loading = pool.submit(_store_file, store, source, fmt, target, base_iri)
+                loading = pool.submit(_store_file, store, source, fmt, target, base_iri, kb.max_input_bytes, stop,
+                                      stored)
                 try:
                     counts = session.add_ntriples(source, strict=True, max_bytes=kb.max_input_bytes, besides=before)
                     lap("reason")
@@ -179,8 +196,13 @@ def _load(kb: KnowledgeBase, session: DuckDBSession, source: Path, fmt: RdfForma
                         write_inferred(counts, loading.done() or counts[0] < OXIGRAPH_BATCH)
                         store_inferred()
                         lap("store inferred")
-                finally:
-                    loading.result()
+                except BaseException:
+                    # a load that reads a pipe stops at its next read, before anything is stored (undoing a stored
+                    # graph of millions of triples takes minutes); the first failure is the one reported
+                    stop.set()
+                    wait([loading])
+                    raise
+                loading.result()
             lap("store asserted")
             if counts is not None:
                 if bar is not None:  # Oxigraph and DuckDB read the file themselves: the bar jumps to its end
@@ -290,19 +312,58 @@ def _from_store(kb: KnowledgeBase, engine: Reasoner) -> tuple[DuckDBSession, lis
     return session, missing, extra
 
 
-def _store_file(store: object, source: Path, fmt: RdfFormat, target: NamedNode, base_iri: str | None) -> None:
-    """Oxigraph's bulk loader on the file itself; a gzip file through ``gzip -dc`` and a pipe, so no byte passes
-    through Python. (The size limit is checked by DuckDB's read of the same file.)"""
+class _Stored:
+    """What a fast load has stored so far: the asserted graph, and (possibly) inferred triples."""
+
+    def __init__(self) -> None:
+        self.asserted = False
+        self.inferred = False
+
+
+class _Stopped(Exception):
+    """The load was stopped because the other side of it failed (that failure is the one reported)."""
+
+
+class _Pipe(io.RawIOBase):
+    """A pipe's reads for Oxigraph's loader: at most ``limit`` bytes (:class:`InputTooLarge`), and an error at the
+    next read once ``stop`` is set, so the loader fails before it stores anything."""
+
+    def __init__(self, raw: IO[bytes], name: str, limit: int, stop: threading.Event) -> None:
+        self._raw, self._name, self._limit, self._stop = raw, name, limit, stop
+        self.seen = 0
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: bytearray | memoryview) -> int:  # type: ignore[override]
+        if self._stop.is_set():
+            raise _Stopped(self._name)
+        n = self._raw.readinto(buffer)  # type: ignore[attr-defined]
+        self.seen += n or 0
+        if self.seen > self._limit:
+            raise InputTooLarge(f"{self._name} decompresses to more than the configured limit of {self._limit:,} "
+                                "bytes; raise the limit (store.max_input_bytes) or split the file")
+        return n  # type: ignore[no-any-return]
+
+
+def _store_file(store: object, source: Path, fmt: RdfFormat, target: NamedNode, base_iri: str | None,
+                limit: int, stop: threading.Event, stored: _Stored) -> None:
+    """Oxigraph's bulk loader on the file itself; a gzip file through ``gzip -dc`` and a pipe read with the size
+    limit (:class:`_Pipe`), so no byte is copied in Python. (A plain file's size is checked before, and DuckDB's
+    read of the same file checks it too.) Sets ``stored.asserted`` once the graph is stored."""
     try:
-        if not source.name.lower().endswith(".gz"):
+        if not _gzip(source):
             store.load_path(source, fmt, target, base_iri=base_iri)  # type: ignore[attr-defined]
+            stored.asserted = True
             return
         # read unbuffered: straight from the pipe
         proc = subprocess.Popen(["gzip", "-dc", "--", str(source)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                 bufsize=0)
         assert proc.stdout is not None
         try:
-            store.load_stream(proc.stdout, fmt, target, base_iri=base_iri)  # type: ignore[attr-defined]
+            store.load_stream(_Pipe(proc.stdout, str(source), limit, stop), fmt, target,  # type: ignore[attr-defined]
+                              base_iri=base_iri)
+            stored.asserted = True
         finally:
             if proc.poll() is None:  # the loader stopped early
                 proc.kill()
@@ -312,6 +373,10 @@ def _store_file(store: object, source: Path, fmt: RdfFormat, target: NamedNode, 
                                    "the file is corrupt or not gzip, nothing was stored")
     except SyntaxError as e:
         raise ParseError(fmt.name, e.lineno, e.offset, f"{e.msg} (in {source})") from e
+
+
+def _gzip(source: Path) -> bool:
+    return source.name.lower().endswith(".gz")
 
 
 def _loaders() -> int:

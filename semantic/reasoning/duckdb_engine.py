@@ -188,11 +188,15 @@ class Dictionary:
         quote, backslash, newline and carriage return; no ``^^xsd:string``; lower-case language tags), else nothing
         is read and ``None`` is returned."""
         con = self.con
-        con.execute(
-            "CREATE OR REPLACE TEMP TABLE _lines AS SELECT line FROM read_csv(?, "
-            "columns={'line': 'VARCHAR'}, delim='\0', header=false, quote='', escape='', auto_detect=false)",
-            [[str(p) for p in path] if isinstance(path, list) else str(path)],
-        )
+        try:
+            con.execute(
+                "CREATE OR REPLACE TEMP TABLE _lines AS SELECT line FROM read_csv(?, "
+                "columns={'line': 'VARCHAR'}, delim='\0', header=false, quote='', escape='', auto_detect=false)",
+                [[str(p) for p in path] if isinstance(path, list) else str(path)],
+            )
+        except (duckdb.IOException, duckdb.InvalidInputException) as e:  # a cut gzip stream, bytes not UTF-8
+            raise InvalidInput(f"{path} could not be read as N-Triples ({str(e).splitlines()[0]}): the file is "
+                               "corrupt, truncated or not UTF-8; nothing was stored") from e
         if max_bytes is not None:
             size = con.execute("SELECT coalesce(sum(strlen(line) + 1), 0) FROM _lines").fetchall()[0][0]
             if size > max_bytes:
