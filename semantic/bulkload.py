@@ -356,13 +356,14 @@ def _store_file(store: object, source: Path, fmt: RdfFormat, target: NamedNode, 
             store.load_path(source, fmt, target, base_iri=base_iri)  # type: ignore[attr-defined]
             stored.asserted = True
             return
-        # read unbuffered: straight from the pipe
         proc = subprocess.Popen(["gzip", "-dc", "--", str(source)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                 bufsize=0)
         assert proc.stdout is not None
+        # the loader reads 2 KiB at a time: from a buffer, so the pipe is read (and checked) ~64 KiB at a time
+        # (LUBM(10): 3.4-3.5 s against 3.5-4.2 s for the bare pipe, 3 runs each, in memory)
+        pipe = io.BufferedReader(_Pipe(proc.stdout, str(source), limit, stop), 1 << 20)
         try:
-            store.load_stream(_Pipe(proc.stdout, str(source), limit, stop), fmt, target,  # type: ignore[attr-defined]
-                              base_iri=base_iri)
+            store.load_stream(pipe, fmt, target, base_iri=base_iri)  # type: ignore[attr-defined]
             stored.asserted = True
         finally:
             if proc.poll() is None:  # the loader stopped early
