@@ -364,3 +364,87 @@ def test_a_reasoning_failure_stops_a_gzip_load_and_is_the_error_reported(tmp_pat
         assert kb.load(f, graph="urn:data", bulk=True).asserted_added == 1200
     finally:
         kb.close()
+
+
+class _Watched(bulkload._Together):
+    """Records whether the asserted load waited at its end."""
+
+    waited: list[bool] = []
+
+    def __init__(self) -> None:
+        super().__init__()
+        done, waited = self.done, self.waited
+
+        class Done(type(done)):  # type: ignore[misc]
+            def wait(self, timeout: float | None = None) -> bool:
+                waited.append(True)
+                return super().wait(timeout)
+
+        self.done = Done()
+
+
+@pytest.mark.parametrize("gz", [False, True])
+def test_an_asserted_load_of_several_batches_ends_with_the_inferred_loads(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, gz: bool
+) -> None:
+    """On a machine where Oxigraph parses on one thread, the asserted load of several loader batches waits at the end
+    of its input for the inferred loads' inputs to end, so that the commits come together; what is stored is the
+    same."""
+    text = _data(300, odd=False).encode()
+    f = tmp_path / ("data.nt.gz" if gz else "data.nt")
+    f.write_bytes(gzip.compress(text) if gz else text)
+    _Watched.waited = []
+    monkeypatch.setattr(bulkload, "_one_parse_thread", lambda: True)
+    monkeypatch.setattr(bulkload, "OXIGRAPH_BATCH", 100)  # 1,200 lines: several batches
+    monkeypatch.setattr(bulkload, "_Together", _Watched)
+    fast, slow = _kb(tmp_path / "fast", "duckdb"), _kb(tmp_path / "slow", "reasonable")
+    try:
+        result = fast.load(f, graph="urn:data", bulk=True)
+        assert _Watched.waited, "the asserted load did not wait at its end"
+        assert "dump" not in bulkload.LAST_PHASES
+        expected = slow.load(f, graph="urn:data", bulk=True)
+        assert (result.asserted_added, result.inferred_added) == (expected.asserted_added, expected.inferred_added)
+        assert fast.asserted_triples() == slow.asserted_triples()
+        assert _ground(fast.inferred_triples()) == _ground(slow.inferred_triples())
+    finally:
+        fast.close()
+        slow.close()
+
+
+def test_a_failed_inferred_load_lets_the_held_asserted_load_go_and_stores_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import threading
+
+    f = tmp_path / "data.nt"
+    f.write_text(_data(300, odd=False))
+    monkeypatch.setattr(bulkload, "_one_parse_thread", lambda: True)
+    monkeypatch.setattr(bulkload, "OXIGRAPH_BATCH", 100)
+
+    def broken(*args: object) -> None:
+        raise OSError("disk full")
+
+    monkeypatch.setattr(bulkload, "_load_share", broken)
+    kb = _kb(tmp_path / "store", "duckdb")
+    before = (kb.asserted_triples(), kb.inferred_triples())
+    failure: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            kb.load(f, graph="urn:data", bulk=True)
+        except BaseException as e:  # noqa: BLE001 (checked below)
+            failure.append(e)
+
+    worker = threading.Thread(target=run, daemon=True)
+    worker.start()
+    worker.join(60)
+    try:
+        assert not worker.is_alive(), "the held asserted load was never let go"
+        assert len(failure) == 1
+        assert isinstance(failure[0], OSError)
+        assert "disk full" in str(failure[0])
+        monkeypatch.undo()
+        assert (kb.asserted_triples(), kb.inferred_triples()) == before
+        assert "urn:data" not in {g.value for g in kb.store.graphs()}
+    finally:
+        kb.close()
