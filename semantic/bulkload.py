@@ -28,7 +28,6 @@ import subprocess
 import tempfile
 import threading
 import time
-from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor, wait
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
@@ -142,8 +141,6 @@ def _load(kb: KnowledgeBase, session: DuckDBSession, source: Path, fmt: RdfForma
         stored.asserted = True
 
     counts = None
-    stop = threading.Event()
-    together: _Together | None = None
     inferred: list[Path] = []
     inferred_blank = tmp / "inferred-blank.nq"
     blank = 0
@@ -167,12 +164,8 @@ def _load(kb: KnowledgeBase, session: DuckDBSession, source: Path, fmt: RdfForma
         workers = len(inferred) + 1 if len(inferred) > 1 else 1
         stored.inferred = True
         with ThreadPoolExecutor(workers, thread_name_prefix="hkg-inferred") as pool:
-            if together is None:
-                loads = [pool.submit(store.load_path, share, RdfFormat.N_TRIPLES, INFERRED_GRAPH,  # type: ignore[attr-defined]
-                                     lenient=True) for share in inferred]
-            else:  # read as streams, whose ends let a held asserted load end too (:class:`_Together`)
-                together.expect(len(inferred))
-                loads = [pool.submit(_load_share, store, share, stop, together) for share in inferred]
+            loads = [pool.submit(store.load_path, share, RdfFormat.N_TRIPLES, INFERRED_GRAPH,  # type: ignore[attr-defined]
+                                 lenient=True) for share in inferred]
             if blank:  # parsed to objects: the store keeps their blank nodes' names (its bulk loader would not)
                 loads.append(pool.submit(store.add, parse(path=str(inferred_blank), format=RdfFormat.N_QUADS),
                                          bulk=True))
@@ -190,10 +183,10 @@ def _load(kb: KnowledgeBase, session: DuckDBSession, source: Path, fmt: RdfForma
                 )
             # Oxigraph's loader reads the file on one thread; on this one DuckDB reads it too and reasons, then
             # Oxigraph loads the inferred triples beside the first load (neither holds the GIL)
-            together = _Together() if _one_parse_thread() else None
+            stop = threading.Event()
             with ThreadPoolExecutor(1, thread_name_prefix="hkg-bulk") as pool:
                 loading = pool.submit(_store_file, store, source, fmt, target, base_iri, kb.max_input_bytes, stop,
-                                      stored, together)
+                                      stored)
                 try:
                     counts = session.add_ntriples(source, strict=True, max_bytes=kb.max_input_bytes, besides=before)
                     lap("reason")
@@ -207,12 +200,8 @@ def _load(kb: KnowledgeBase, session: DuckDBSession, source: Path, fmt: RdfForma
                     # a load that reads a pipe stops at its next read, before anything is stored (undoing a stored
                     # graph of millions of triples takes minutes); the first failure is the one reported
                     stop.set()
-                    if together is not None:
-                        together.release()
                     wait([loading])
                     raise
-                if together is not None:  # (released already, unless nothing was inferred to store)
-                    together.release()
                 loading.result()
             lap("store asserted")
             if counts is not None:
@@ -335,55 +324,13 @@ class _Stopped(Exception):
     """The load was stopped because the other side of it failed (that failure is the one reported)."""
 
 
-class _Together:
-    """The end of the asserted load held until the inferred loads' inputs have ended too, on a machine where Oxigraph
-    parses on one thread (fewer than four cores).
-
-    Each bulk load commits when its input ends: its sorted files join the store, and where they overlap files already
-    there (every index not led by the graph: the inferred triples have the asserted ones' subjects and objects)
-    RocksDB starts merging them on background threads, which then take CPU from the loads still running. Held to the
-    end, the commits come together and the merging is left to RocksDB's background, as after one bulk load of the
-    whole. Only an asserted load of several batches of Oxigraph's loader is held: each full batch is sorted and
-    written while the file is read, so the end has one batch left; a smaller load does all its work at the end,
-    which would then wait. LUBM(50) in process: 62.3 s against 67.6 s, CPU 119 s against 123 s; LUBM(10) (two
-    batches) 10.6-11.2 s either way; LUBM(1) held whole: 0.97-1.16 s against 0.72-0.84 s, hence the rule."""
-
-    def __init__(self) -> None:
-        self.done = threading.Event()
-        self._left = 0
-        self._lock = threading.Lock()
-
-    def expect(self, loads: int) -> None:
-        """``loads`` inferred loads will call :meth:`ended`."""
-        with self._lock:
-            self._left = loads
-        if not loads:
-            self.done.set()
-
-    def ended(self) -> None:
-        """An inferred load's input has ended: the last one lets the asserted load end."""
-        with self._lock:
-            self._left -= 1
-            if self._left <= 0:
-                self.done.set()
-
-    def release(self) -> None:
-        """No inferred load to wait for (nothing to store, or a failure)."""
-        self.done.set()
-
-
 class _Pipe(io.RawIOBase):
-    """Reads for Oxigraph's loader: at most ``limit`` bytes (:class:`InputTooLarge`), and an error at the next read
-    once ``stop`` is set, so the loader fails before it stores anything. At the end of the input it calls ``on_end``
-    and, given ``together`` and after a read of at least one batch of Oxigraph's loader (lines), waits for
-    ``together.done`` (:class:`_Together`)."""
+    """A pipe's reads for Oxigraph's loader: at most ``limit`` bytes (:class:`InputTooLarge`), and an error at the
+    next read once ``stop`` is set, so the loader fails before it stores anything."""
 
-    def __init__(self, raw: IO[bytes], name: str, limit: int, stop: threading.Event, *,
-                 together: _Together | None = None, on_end: Callable[[], None] | None = None) -> None:
+    def __init__(self, raw: IO[bytes], name: str, limit: int, stop: threading.Event) -> None:
         self._raw, self._name, self._limit, self._stop = raw, name, limit, stop
-        self._together, self._on_end = together, on_end
         self.seen = 0
-        self.lines = 0
 
     def readable(self) -> bool:
         return True
@@ -392,46 +339,21 @@ class _Pipe(io.RawIOBase):
         if self._stop.is_set():
             raise _Stopped(self._name)
         n = self._raw.readinto(buffer)  # type: ignore[attr-defined]
-        if n:
-            self.seen += n
-            if self.seen > self._limit:
-                raise InputTooLarge(f"{self._name} decompresses to more than the configured limit of "
-                                    f"{self._limit:,} bytes; raise the limit (store.max_input_bytes) or split the file")
-            if self._together is not None:
-                self.lines += bytes(buffer[:n]).count(b"\n")
-            return n  # type: ignore[no-any-return]
-        if self._on_end is not None:
-            self._on_end()
-            self._on_end = None
-        if self._together is not None and self.lines >= OXIGRAPH_BATCH:
-            self._together.done.wait()
-            if self._stop.is_set():
-                raise _Stopped(self._name)
-        return 0
-
-
-def _load_share(store: object, share: Path, stop: threading.Event, together: _Together) -> None:
-    """Oxigraph's bulk load of a share of the inferred triples, read as a stream whose end :class:`_Together` hears
-    of. ``lenient``: these lines are DuckDB's own writing of terms the store has already checked."""
-    with open(share, "rb", buffering=0) as f:
-        stream = io.BufferedReader(_Pipe(f, str(share), 1 << 62, stop, on_end=together.ended), 1 << 20)
-        store.load_stream(stream, RdfFormat.N_TRIPLES, INFERRED_GRAPH, lenient=True)  # type: ignore[attr-defined]
+        self.seen += n or 0
+        if self.seen > self._limit:
+            raise InputTooLarge(f"{self._name} decompresses to more than the configured limit of {self._limit:,} "
+                                "bytes; raise the limit (store.max_input_bytes) or split the file")
+        return n  # type: ignore[no-any-return]
 
 
 def _store_file(store: object, source: Path, fmt: RdfFormat, target: NamedNode, base_iri: str | None,
-                limit: int, stop: threading.Event, stored: _Stored, together: _Together | None = None) -> None:
+                limit: int, stop: threading.Event, stored: _Stored) -> None:
     """Oxigraph's bulk loader on the file itself; a gzip file through ``gzip -dc`` and a pipe read with the size
     limit (:class:`_Pipe`), so no byte is copied in Python. (A plain file's size is checked before, and DuckDB's
-    read of the same file checks it too.) With ``together`` a plain file is read as a stream too, held at its end
-    (:class:`_Together`). Sets ``stored.asserted`` once the graph is stored."""
+    read of the same file checks it too.) Sets ``stored.asserted`` once the graph is stored."""
     try:
         if not _gzip(source):
-            if together is None:
-                store.load_path(source, fmt, target, base_iri=base_iri)  # type: ignore[attr-defined]
-            else:
-                with open(source, "rb", buffering=0) as f:
-                    stream = io.BufferedReader(_Pipe(f, str(source), limit, stop, together=together), 1 << 20)
-                    store.load_stream(stream, fmt, target, base_iri=base_iri)  # type: ignore[attr-defined]
+            store.load_path(source, fmt, target, base_iri=base_iri)  # type: ignore[attr-defined]
             stored.asserted = True
             return
         proc = subprocess.Popen(["gzip", "-dc", "--", str(source)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
@@ -439,7 +361,7 @@ def _store_file(store: object, source: Path, fmt: RdfFormat, target: NamedNode, 
         assert proc.stdout is not None
         # the loader reads 2 KiB at a time: from a buffer, so the pipe is read (and checked) ~64 KiB at a time
         # (LUBM(10): 3.4-3.5 s against 3.5-4.2 s for the bare pipe, 3 runs each, in memory)
-        pipe = io.BufferedReader(_Pipe(proc.stdout, str(source), limit, stop, together=together), 1 << 20)
+        pipe = io.BufferedReader(_Pipe(proc.stdout, str(source), limit, stop), 1 << 20)
         try:
             store.load_stream(pipe, fmt, target, base_iri=base_iri)  # type: ignore[attr-defined]
             stored.asserted = True
@@ -456,12 +378,6 @@ def _store_file(store: object, source: Path, fmt: RdfFormat, target: NamedNode, 
 
 def _gzip(source: Path) -> bool:
     return source.name.lower().endswith(".gz")
-
-
-def _one_parse_thread() -> bool:
-    """Whether Oxigraph parses a file given by path on one thread here (it splits it over threads from four
-    cores): then the asserted load may as well read a stream, and is held at its end (:class:`_Together`)."""
-    return cores() < 4
 
 
 def _loaders() -> int:

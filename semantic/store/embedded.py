@@ -115,13 +115,12 @@ class OxigraphStore:
             self._store.remove_graph(graph)
 
     def load_stream(
-        self, stream: IO[bytes], fmt: RdfFormat, graph: NamedNode, *, base_iri: str | None = None,
-        lenient: bool = False,
+        self, stream: IO[bytes], fmt: RdfFormat, graph: NamedNode, *, base_iri: str | None = None
     ) -> None:
         """Oxigraph's bulk loader on ``stream`` (triples go to ``graph``; with N-Quads, the default graph's): parsed
         and written in Rust, no Python objects, and nothing is stored if it fails. Blank nodes get new labels, as in
-        every bulk load. A stream is parsed on one thread. ``lenient``: as in :meth:`load_path`."""
-        self._store.bulk_load(stream, format=fmt, base_iri=base_iri, to_graph=graph, lenient=lenient)
+        every bulk load. A stream is parsed on one thread."""
+        self._store.bulk_load(stream, format=fmt, base_iri=base_iri, to_graph=graph)
 
     def load_path(
         self, path: Path, fmt: RdfFormat, graph: NamedNode, *, base_iri: str | None = None, lenient: bool = False
