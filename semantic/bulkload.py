@@ -30,13 +30,13 @@ import threading
 import time
 from concurrent.futures import ThreadPoolExecutor, wait
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any
 
 from pyoxigraph import NamedNode, Quad, RdfFormat, Triple, parse
 
-from hybridkg.errors import InputTooLarge, InvalidInput, ParseError
+from hybridkg.errors import InvalidInput, ParseError
 from hybridkg.semantic.base import INFERRED_GRAPH, ChangeSet, Reasoner, ReasoningSession
-from hybridkg.semantic.formats import open_document
+from hybridkg.semantic.formats import LimitedReader, open_document, too_large
 from hybridkg.semantic.perf import cores
 
 if TYPE_CHECKING:
@@ -177,10 +177,7 @@ def _load(kb: KnowledgeBase, session: DuckDBSession, source: Path, fmt: RdfForma
     with kb._rw.exclusive():
         if _direct(source, fmt):
             if not _gzip(source) and source.stat().st_size > kb.max_input_bytes:  # before any work
-                raise InputTooLarge(
-                    f"{source} is {source.stat().st_size:,} bytes, above the configured limit of "
-                    f"{kb.max_input_bytes:,} bytes; raise the limit (store.max_input_bytes) or split the file"
-                )
+                raise too_large(str(source), source.stat().st_size, kb.max_input_bytes)
             # Oxigraph's loader reads the file on one thread; on this one DuckDB reads it too and reasons, then
             # Oxigraph loads the inferred triples beside the first load (neither holds the GIL)
             stop = threading.Event()
@@ -320,37 +317,12 @@ class _Stored:
         self.inferred = False
 
 
-class _Stopped(Exception):
-    """The load was stopped because the other side of it failed (that failure is the one reported)."""
-
-
-class _Pipe(io.RawIOBase):
-    """A pipe's reads for Oxigraph's loader: at most ``limit`` bytes (:class:`InputTooLarge`), and an error at the
-    next read once ``stop`` is set, so the loader fails before it stores anything."""
-
-    def __init__(self, raw: IO[bytes], name: str, limit: int, stop: threading.Event) -> None:
-        self._raw, self._name, self._limit, self._stop = raw, name, limit, stop
-        self.seen = 0
-
-    def readable(self) -> bool:
-        return True
-
-    def readinto(self, buffer: bytearray | memoryview) -> int:  # type: ignore[override]
-        if self._stop.is_set():
-            raise _Stopped(self._name)
-        n = self._raw.readinto(buffer)  # type: ignore[attr-defined]
-        self.seen += n or 0
-        if self.seen > self._limit:
-            raise InputTooLarge(f"{self._name} decompresses to more than the configured limit of {self._limit:,} "
-                                "bytes; raise the limit (store.max_input_bytes) or split the file")
-        return n  # type: ignore[no-any-return]
-
-
 def _store_file(store: object, source: Path, fmt: RdfFormat, target: NamedNode, base_iri: str | None,
                 limit: int, stop: threading.Event, stored: _Stored) -> None:
     """Oxigraph's bulk loader on the file itself; a gzip file through ``gzip -dc`` and a pipe read with the size
-    limit (:class:`_Pipe`), so no byte is copied in Python. (A plain file's size is checked before, and DuckDB's
-    read of the same file checks it too.) Sets ``stored.asserted`` once the graph is stored."""
+    limit, which fails at its next read once ``stop`` is set, before anything is stored. (A plain file's size is
+    checked before, and DuckDB's read of the same file checks it too.) Sets ``stored.asserted`` once the graph is
+    stored."""
     try:
         if not _gzip(source):
             store.load_path(source, fmt, target, base_iri=base_iri)  # type: ignore[attr-defined]
@@ -361,7 +333,7 @@ def _store_file(store: object, source: Path, fmt: RdfFormat, target: NamedNode, 
         assert proc.stdout is not None
         # the loader reads 2 KiB at a time: from a buffer, so the pipe is read (and checked) ~64 KiB at a time
         # (LUBM(10): 3.4-3.5 s against 3.5-4.2 s for the bare pipe, 3 runs each, in memory)
-        pipe = io.BufferedReader(_Pipe(proc.stdout, str(source), limit, stop), 1 << 20)
+        pipe = io.BufferedReader(LimitedReader(proc.stdout, str(source), limit=limit, codec="gzip", stop=stop), 1 << 20)
         try:
             store.load_stream(pipe, fmt, target, base_iri=base_iri)  # type: ignore[attr-defined]
             stored.asserted = True

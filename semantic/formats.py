@@ -15,6 +15,7 @@ import gzip
 import io
 import lzma
 import os
+import threading
 import zlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -86,18 +87,33 @@ class _Readable(Protocol):
     def read(self, size: int = ..., /) -> bytes: ...
 
 
-class _Reader(io.RawIOBase):
+class ReadStopped(Exception):
+    """A reader's ``stop`` event was set: its reader gave up because another part of the same work failed (that
+    failure is the one to report)."""
+
+
+def too_large(label: str, size: int, max_bytes: int) -> InputTooLarge:
+    """The error for a document of ``size`` bytes over the ``max_bytes`` limit."""
+    return InputTooLarge(
+        f"{label} is {size:,} bytes, above the configured limit of {max_bytes:,} bytes; "
+        "raise the limit (store.max_input_bytes) or split the file"
+    )
+
+
+class LimitedReader(io.RawIOBase):
     """A binary reader over ``head`` then ``raw``: counts bytes, enforces ``limit``, reports progress.
 
-    Over a decompressor (``codec`` set), a corrupt or truncated stream becomes :class:`InvalidInput`.
+    Over a decompressor (``codec`` set), a corrupt or truncated stream becomes :class:`InvalidInput`. Once ``stop``
+    is set, the next read raises :class:`ReadStopped`.
     """
 
     def __init__(
         self, raw: _Readable, name: str, *, head: bytes = b"", limit: int | None = None,
-        on_read: Callable[[int], None] | None = None, codec: str | None = None,
+        on_read: Callable[[int], None] | None = None, codec: str | None = None, stop: threading.Event | None = None,
     ) -> None:
         self._raw = raw
         self._name = name
+        self._stop = stop
         self._head = head
         self._limit = limit
         self._on_read = on_read
@@ -108,6 +124,8 @@ class _Reader(io.RawIOBase):
         return True
 
     def readinto(self, buffer: bytearray | memoryview) -> int:  # type: ignore[override]
+        if self._stop is not None and self._stop.is_set():
+            raise ReadStopped(self._name)
         if self._head:
             data, self._head = self._head[: len(buffer)], self._head[len(buffer) :]
         else:
@@ -250,16 +268,13 @@ def open_document(
             raise InvalidInput(f"cannot read {label}: {e.strerror or e}") from e
         codec = _compression(head, source)
         if codec is None and size is not None and size > max_bytes:
-            raise InputTooLarge(
-                f"{label} is {size:,} bytes, above the configured limit of {max_bytes:,} bytes; "
-                "raise the limit (store.max_input_bytes) or split the file"
-            )
+            raise too_large(label, size, max_bytes)
         if codec is None:
-            reader = _Reader(stream, label, head=head, limit=max_bytes, on_read=on_read)
+            reader = LimitedReader(stream, label, head=head, limit=max_bytes, on_read=on_read)
         else:
-            compressed = _Reader(stream, label, head=head, on_read=on_read)
+            compressed = LimitedReader(stream, label, head=head, on_read=on_read)
             decompressed = _decompressor(codec, io.BufferedReader(compressed, buffer_size=1 << 16))
-            reader = _Reader(decompressed, label, limit=max_bytes, codec=codec)
+            reader = LimitedReader(decompressed, label, limit=max_bytes, codec=codec)
         yield io.BufferedReader(reader, buffer_size=1 << 20)
     finally:
         if owned:

@@ -418,7 +418,6 @@ class DuckDBClosure:
         self._edges: dict[int, list[tuple[int, int, int]]] = {}
         self._pairs: dict[tuple[int, bool], dict[int, int]] = {}  # (source, reverse) -> _pair_ranks, per class
         self._schema_merged = False  # a merge joined declared terms (classes, properties): the schema changed
-        self._distinct_in = 0  # distinct triples of the last table _assert took (add_ntriples counts with it)
         self.rebuilds = 0  # full recomputations (a schema triple retracted), for tests
         self.splits = 0  # retractions that dissolved equality classes (:meth:`_split`), for tests
         # the rank before the current change (None: built or recomputed since, the checks scan everything) and the
@@ -850,20 +849,21 @@ class DuckDBClosure:
                 new = con.execute(f"SELECT count(*) FROM (SELECT s, p, o FROM {table} EXCEPT "
                                   "SELECT s, p, o FROM _before)").fetchall()[0][0]
                 con.execute("DROP TABLE _before")
-            self._add_table(table)
-            if new is None:  # the distinct triples, counted from _assert's own DISTINCT (a second one took 0.7 s of
-                new = self._distinct_in  # CPU on LUBM(50))
+            distinct = self._add_table(table)
+            if new is None:  # counted by _assert's own DISTINCT (a second one took 0.7 s of CPU on LUBM(50))
+                new = distinct
         finally:
             con.execute(f"DROP TABLE IF EXISTS {table}")
         return read, int(new)
 
-    def _assert(self, table: str) -> None:
+    def _assert(self, table: str) -> int:
         """Take the triples of ``table(s, p, o)`` as asserted: ``owl:sameAs`` between two terms merges their classes,
         a triple mentioning a non-representative is kept in ``orig`` and enters ``t`` rewritten, the others enter
-        ``t`` with rank 0. What is new to ``t`` is left in ``_next``."""
+        ``t`` with rank 0. What is new to ``t`` is left in ``_next``. Returns how many distinct triples ``table``
+        holds."""
         con, SAME = self.con, self.SAME
         con.execute(f"CREATE OR REPLACE TEMP TABLE _ins AS SELECT DISTINCT s, p, o FROM {table}")
-        self._distinct_in = int(con.execute("SELECT count(*) FROM _ins").fetchall()[0][0])
+        distinct = int(con.execute("SELECT count(*) FROM _ins").fetchall()[0][0])
         con.execute("CREATE OR REPLACE TEMP TABLE _next (s BIGINT, p BIGINT, o BIGINT)")
         edges = con.execute(f"SELECT s, o FROM _ins WHERE p = {SAME} AND s <> o").fetchall()
         if edges or self._rep:
@@ -890,17 +890,20 @@ class DuckDBClosure:
             self._rewrite_into_t("_away", _TO_REPS)
         if edges:
             self._merge([(a, b, 0) for a, b in edges])
+        return distinct
 
-    def _add_table(self, table: str) -> None:
-        self._assert(table)
+    def _add_table(self, table: str) -> int:
+        """:meth:`_assert` ``table`` and saturate; returns how many distinct triples it holds."""
+        distinct = self._assert(table)
         con = self.con
         if not con.execute("SELECT count(*) FROM _next").fetchall()[0][0] and not self._schema_merged:
-            return
+            return distinct
         if self._schema_in_next():
             self._saturate()
-            return
+            return distinct
         con.execute("CREATE OR REPLACE TEMP TABLE d AS SELECT * FROM _next")
         self._continue()
+        return distinct
 
     def _schema_in_next(self) -> bool:
         """Whether the delta ``_next`` holds a schema triple, or a merge joined declared terms."""

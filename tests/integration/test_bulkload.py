@@ -12,6 +12,7 @@ from pyoxigraph import BlankNode, NamedNode, Quad, Triple
 from hybridkg.errors import ParseError
 from hybridkg.semantic import bulkload
 from hybridkg.semantic.base import INFERRED_GRAPH, ChangeSet
+from hybridkg.semantic.formats import LimitedReader
 from hybridkg.semantic.kb import KnowledgeBase
 from hybridkg.semantic.reasoning.duckdb_engine import DuckDBSession
 from hybridkg.semantic.reasoning.factory import make_reasoner
@@ -342,16 +343,17 @@ def test_a_reasoning_failure_stops_a_gzip_load_and_is_the_error_reported(tmp_pat
     undone: list[NamedNode] = []
     clear = kb.store.clear_graph  # type: ignore[attr-defined]
     monkeypatch.setattr(kb.store, "clear_graph", lambda g: (undone.append(g), clear(g)))
-    read = bulkload._Pipe.readinto
+    read = LimitedReader.readinto
 
-    def late(self: bulkload._Pipe, buffer: memoryview) -> int:
-        self._stop.wait(10)  # the loader's first read comes after the failure (deterministic here)
+    def late(self: LimitedReader, buffer: memoryview) -> int:
+        if self._stop is not None:  # the gzip pipe's reader: its first read comes after the failure (deterministic)
+            self._stop.wait(10)
         return read(self, buffer)
 
     def fail(*args: object, **kwargs: object) -> None:
         raise RuntimeError("DuckDB ran out of memory")
 
-    monkeypatch.setattr(bulkload._Pipe, "readinto", late)
+    monkeypatch.setattr(LimitedReader, "readinto", late)
     monkeypatch.setattr(DuckDBSession, "add_ntriples", fail)
     try:
         before = (kb.asserted_triples(), kb.inferred_triples())
