@@ -335,10 +335,15 @@ def test_a_file_over_the_size_limit_is_refused_with_nothing_to_undo(tmp_path: Pa
         kb.close()
 
 
-def test_a_reasoning_failure_stops_a_gzip_load_and_is_the_error_reported(tmp_path: Path,
-                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
-    f = tmp_path / "data.nt.gz"
-    f.write_bytes(gzip.compress(_data(300, odd=False).encode()))
+@pytest.mark.parametrize("gz", [False, True])
+def test_a_reasoning_failure_stops_the_load_and_is_the_error_reported(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                       gz: bool) -> None:
+    """On a machine of fewer than four cores (where Oxigraph parses a path on one thread too) a plain file is read as
+    a stream that can stop, as a gzip file's pipe always is."""
+    monkeypatch.setattr(bulkload, "cores", lambda: 2)
+    text = _data(300, odd=False).encode()
+    f = tmp_path / ("data.nt.gz" if gz else "data.nt")
+    f.write_bytes(gzip.compress(text) if gz else text)
     kb = _kb(tmp_path / "store", "duckdb")
     undone: list[NamedNode] = []
     clear = kb.store.clear_graph  # type: ignore[attr-defined]
@@ -346,7 +351,7 @@ def test_a_reasoning_failure_stops_a_gzip_load_and_is_the_error_reported(tmp_pat
     read = LimitedReader.readinto
 
     def late(self: LimitedReader, buffer: memoryview) -> int:
-        if self._stop is not None:  # the gzip pipe's reader: its first read comes after the failure (deterministic)
+        if self._stop is not None:  # the load's reader: its first read comes after the failure (deterministic)
             self._stop.wait(10)
         return read(self, buffer)
 
@@ -364,5 +369,23 @@ def test_a_reasoning_failure_stops_a_gzip_load_and_is_the_error_reported(tmp_pat
         assert (kb.asserted_triples(), kb.inferred_triples()) == before
         assert "urn:data" not in {g.value for g in kb.store.graphs()}
         assert kb.load(f, graph="urn:data", bulk=True).asserted_added == 1200
+    finally:
+        kb.close()
+
+
+def test_a_plain_file_goes_by_path_where_oxigraph_parses_it_in_parallel(tmp_path: Path,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    f = tmp_path / "data.nt"
+    f.write_text(_data(300, odd=False))
+    kb = _kb(tmp_path / "store", "duckdb")
+    paths: list[Path] = []
+    by_path = kb.store.load_path  # type: ignore[attr-defined]
+    monkeypatch.setattr(kb.store, "load_path", lambda p, *a, **k: (paths.append(p), by_path(p, *a, **k))[1])
+    try:
+        for n, shares in ((2, []), (4, [f])):
+            monkeypatch.setattr(bulkload, "cores", lambda n=n: n)
+            paths.clear()
+            assert kb.load(f, graph=f"urn:data{n}", bulk=True).asserted_added == 1200
+            assert [p for p in paths if p == f] == shares
     finally:
         kb.close()
