@@ -367,7 +367,10 @@ def _loaders() -> int:
 
 
 def _direct(source: Path, fmt: RdfFormat) -> bool:
-    """Whether DuckDB can read the file itself: N-Triples, plain or gzip (then checked line by line)."""
+    """Whether DuckDB can read the file itself: N-Triples, plain or gzip (then checked line by line), in a regular
+    file (DuckDB and Oxigraph both read it: from a FIFO each would get part of the lines, or one would wait forever)."""
+    if not source.is_file():
+        return False
     name = source.name.lower()
     if name.endswith(".nt.gz") and shutil.which("gzip") is None:
         return False

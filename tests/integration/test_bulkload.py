@@ -389,3 +389,29 @@ def test_a_plain_file_goes_by_path_where_oxigraph_parses_it_in_parallel(tmp_path
             assert [p for p in paths if p == f] == shares
     finally:
         kb.close()
+
+
+def test_a_fifo_named_like_n_triples_is_read_once(tmp_path: Path) -> None:
+    """DuckDB and Oxigraph both read a regular file; a FIFO is read once, by the store, and reasoned from its dump
+    (read twice, each reader got part of the lines, or one waited forever)."""
+    import os
+    import threading
+
+    fifo = tmp_path / "data.nt"
+    os.mkfifo(fifo)
+    text = _data(300, odd=False).encode()
+
+    def write() -> None:
+        with open(fifo, "wb") as f:
+            f.write(text)
+
+    writer = threading.Thread(target=write, daemon=True)
+    writer.start()
+    kb = _kb(tmp_path / "store", "duckdb")
+    try:
+        assert kb.load(fifo, graph="urn:data", bulk=True).asserted_added == 1200
+        writer.join(10)
+        assert len(list(kb.store.quads(graph=NamedNode("urn:data")))) == 1200
+        assert kb.inferred_triples()
+    finally:
+        kb.close()
