@@ -217,9 +217,13 @@ class KnowledgeBase:
         _set_session(self._tls, session)
 
     def close(self) -> None:
-        """Flush the store, drop the reasoning session on its own thread and stop that thread (idempotent)."""
+        """Drop the reasoning session on its own thread and stop that thread, then flush and close the store, which
+        frees its directory for another knowledge base, in this process too (idempotent)."""
         self._finalizer()
         self.flush()
+        closer = getattr(self.store, "close", None)
+        if callable(closer):
+            closer()
 
     # ------------------------------------------------------------------ change feed
     def subscribe(self, listener: ChangeListener) -> Callable[[], None]:

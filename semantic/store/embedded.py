@@ -27,7 +27,8 @@ class OxigraphStore:
                 self._store = Store(str(self.path))
         except OSError as e:
             raise BackendUnavailable(
-                f"cannot open the store at {self.path}: {e}; is another hybridkg process using it?"
+                f"cannot open the store at {self.path}: {e}; is another hybridkg process using it (or, in this "
+                "process, a knowledge base over it that was not closed)?"
             ) from e
 
     def __repr__(self) -> str:
@@ -142,8 +143,16 @@ class OxigraphStore:
         self._store.dump(output=str(path), format=RdfFormat.N_TRIPLES, from_graph=graph)
 
     def flush(self) -> None:
-        if self.path is not None:
+        if self.path is not None and not isinstance(self._store, _Closed):
             self._store.flush()
+
+    def close(self) -> None:
+        """Flush and let go of the store (idempotent): its directory's lock is freed (once no query result still
+        reads it), so the path can be opened again in this process; any later use raises BackendUnavailable."""
+        if isinstance(self._store, _Closed):
+            return
+        self.flush()
+        self._store = _Closed(self.path)  # type: ignore[assignment]
 
 
 def _has_bnode(q: Quad) -> bool:
@@ -168,3 +177,13 @@ def _query_errors(items: Iterator[Any]) -> Iterator[Any]:
         yield from items
     except (ValueError, OSError) as e:
         raise InvalidQuery(f"SPARQL query failed: {e}") from e
+
+
+class _Closed:
+    """What a closed :class:`OxigraphStore` holds instead of its ``Store``: every use is a clear error."""
+
+    def __init__(self, path: Path | None) -> None:
+        self._path = path
+
+    def __getattr__(self, name: str) -> object:
+        raise BackendUnavailable(f"the store at {self._path or 'memory'} was closed; open it again to use it")

@@ -147,7 +147,8 @@ def test_a_new_session_reads_the_store_and_reconciles_its_inferred_graph(tmp_pat
     kb.store.remove([Quad(lost.subject, lost.predicate, lost.object, INFERRED_GRAPH)])
     kb.close()
     # a new knowledge base over the same store, as a new process has
-    again = KnowledgeBase(kb.store, reasoner=make_reasoner(ReasoningConfig(engine="duckdb")),
+    again = KnowledgeBase(make_store(StoreConfig(path=tmp_path / "store")),
+                          reasoner=make_reasoner(ReasoningConfig(engine="duckdb")),
                           validator=make_validator(ValidationConfig()))
     try:
         more = f"<{u}s5000> <{u}advisor> <{u}p5000> .\n".encode()

@@ -360,3 +360,30 @@ def test_a_child_forked_with_a_preexec_fn_leaves_the_reasoning_session_alone(tmp
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "done"
     assert "unsendable" not in out.stderr, out.stderr
+
+
+@pytest.mark.parametrize("engine", ["reasonable", "duckdb"])
+def test_a_closed_knowledge_base_frees_its_store_for_another_in_this_process(tmp_path: Path, engine: str) -> None:
+    """Before, close() flushed but kept the store open while the object lived: opening the same path again in the
+    same process failed on RocksDB's lock."""
+    from hybridkg.errors import BackendUnavailable
+
+    def open_kb() -> KnowledgeBase:
+        return KnowledgeBase(make_store(StoreConfig(path=tmp_path / "store")),
+                             reasoner=make_reasoner(ReasoningConfig(engine=engine)),  # type: ignore[arg-type]
+                             validator=make_validator(ValidationConfig()))
+
+    first = open_kb()
+    first.load(ONTOLOGY.encode(), fmt="turtle", graph=EX + "onto")
+    first.load(f"<{EX}rex> a <{EX}Dog> .".encode(), fmt="turtle", graph=EX + "g1")
+    stored = set(first.store.quads())
+    assert Quad(ex("rex"), RDF_TYPE, ex("Animal"), INFERRED_GRAPH) in stored
+    first.close()
+    first.close()  # idempotent
+    with pytest.raises(BackendUnavailable, match="was closed"):
+        list(first.store.quads())
+    second = open_kb()
+    try:
+        assert set(second.store.quads()) == stored
+    finally:
+        second.close()
