@@ -308,13 +308,9 @@ def test_a_fifo_is_read_whole(tmp_path: Path) -> None:
     assert len(list(store.quads(graph=NamedNode("urn:g")))) == text.count(b"\n")
 
 
-@pytest.mark.parametrize("gz", [False, True])
-def test_a_file_over_the_size_limit_is_refused_with_nothing_to_undo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                                      gz: bool) -> None:
-    """Oxigraph's load is all or nothing, and undoing a stored graph takes minutes at millions of triples (one delete
-    transaction): a plain file's size is checked before any work, a gzip file's pipe stops at the limit."""
-    from hybridkg.errors import InputTooLarge
-
+def _watched(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, *, gz: bool
+             ) -> tuple[bytes, Path, KnowledgeBase, list[NamedNode]]:
+    """A file of 1,200 triples (plain or gzip), a duckdb knowledge base, and the list of graphs it clears (undoes)."""
     text = _data(300, odd=False).encode()
     f = tmp_path / ("data.nt.gz" if gz else "data.nt")
     f.write_bytes(gzip.compress(text) if gz else text)
@@ -322,6 +318,17 @@ def test_a_file_over_the_size_limit_is_refused_with_nothing_to_undo(tmp_path: Pa
     undone: list[NamedNode] = []
     clear = kb.store.clear_graph  # type: ignore[attr-defined]
     monkeypatch.setattr(kb.store, "clear_graph", lambda g: (undone.append(g), clear(g)))
+    return text, f, kb, undone
+
+
+@pytest.mark.parametrize("gz", [False, True])
+def test_a_file_over_the_size_limit_is_refused_with_nothing_to_undo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                      gz: bool) -> None:
+    """Oxigraph's load is all or nothing, and undoing a stored graph takes minutes at millions of triples (one delete
+    transaction): a plain file's size is checked before any work, a gzip file's pipe stops at the limit."""
+    from hybridkg.errors import InputTooLarge
+
+    text, f, kb, undone = _watched(tmp_path, monkeypatch, gz=gz)
     try:
         before = (kb.asserted_triples(), kb.inferred_triples())
         kb.max_input_bytes = len(text) // 2
@@ -342,13 +349,7 @@ def test_a_reasoning_failure_stops_the_load_and_is_the_error_reported(tmp_path: 
     """On a machine of fewer than four cores (where Oxigraph parses a path on one thread too) a plain file is read as
     a stream that can stop, as a gzip file's pipe always is."""
     monkeypatch.setattr(bulkload, "cores", lambda: 2)
-    text = _data(300, odd=False).encode()
-    f = tmp_path / ("data.nt.gz" if gz else "data.nt")
-    f.write_bytes(gzip.compress(text) if gz else text)
-    kb = _kb(tmp_path / "store", "duckdb")
-    undone: list[NamedNode] = []
-    clear = kb.store.clear_graph  # type: ignore[attr-defined]
-    monkeypatch.setattr(kb.store, "clear_graph", lambda g: (undone.append(g), clear(g)))
+    _, f, kb, undone = _watched(tmp_path, monkeypatch, gz=gz)
     read = LimitedReader.readinto
 
     def late(self: LimitedReader, buffer: memoryview) -> int:
@@ -383,11 +384,11 @@ def test_a_plain_file_goes_by_path_where_oxigraph_parses_it_in_parallel(tmp_path
     by_path = kb.store.load_path  # type: ignore[attr-defined]
     monkeypatch.setattr(kb.store, "load_path", lambda p, *a, **k: (paths.append(p), by_path(p, *a, **k))[1])
     try:
-        for n, shares in ((2, []), (4, [f])):
+        for n, want in ((2, []), (4, [f])):
             monkeypatch.setattr(bulkload, "cores", lambda n=n: n)
             paths.clear()
             assert kb.load(f, graph=f"urn:data{n}", bulk=True).asserted_added == 1200
-            assert [p for p in paths if p == f] == shares
+            assert [p for p in paths if p == f] == want
     finally:
         kb.close()
 
