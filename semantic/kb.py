@@ -48,7 +48,7 @@ from hybridkg.semantic.formats import parse_document, resolve_format, serialize_
 from hybridkg.semantic.gate import DomainShapes, as_warnings, check_write
 from hybridkg.semantic.perf import gc_paused
 from hybridkg.semantic.settings import DEFAULT_MAX_BYTES
-from hybridkg.semantic.storeview import StoreGraphView
+from hybridkg.semantic.storeview import SessionGraphView, StoreGraphView
 from hybridkg.semantic.update import UpdateDataset, evaluate, parse_update
 
 log = logging.getLogger(__name__)
@@ -638,11 +638,24 @@ class KnowledgeBase:
             return self.store.stream(sparql, default_graphs=default, named_graphs=named)
 
     def explain(self, triple: Triple) -> Explanation:
-        """Why ``triple`` holds, from the store; guided by the engine's derivation ranks when it keeps them."""
+        """Why ``triple`` holds, from the store; guided by the engine's derivation ranks when it keeps them. An
+        engine that keeps part of the closure out of the store (the duckdb engine's restriction types) adds that
+        part from its session, started first if this process has none yet (a CLI run), so proofs through a
+        restriction still reach asserted triples."""
         from hybridkg.semantic.reasoning.explain import explain
 
+        if self._tls.session is None and getattr(self.reasoner, "store_blank_node_types", True) is False:
+            self._start_session()
         with self._rw.shared():
-            return explain(triple, StoreGraphView(self.store), ranks=_rank_oracle(self._tls.session))
+            session = self._tls.session
+            unstored = getattr(session, "unstored", None)
+            view = StoreGraphView(self.store) if unstored is None else SessionGraphView(self.store, unstored)
+            return explain(triple, view, ranks=_rank_oracle(session))
+
+    @_on_writer_thread
+    def _start_session(self) -> None:
+        with self._write_mutex:
+            self._reasoning_session()
 
     @_on_writer_thread
     def reason(self, reasoner: Reasoner | None = None) -> ReasonResult:

@@ -29,6 +29,7 @@ import logging
 import os
 import re
 import tempfile
+import threading
 from collections.abc import Collection, Iterable, Sequence
 from pathlib import Path
 
@@ -425,6 +426,10 @@ class DuckDBClosure:
         self._mark: int | None = None
         self._in_change = False
         self._snapshotted = False  # whether the table inf holds the inferred set of the last snapshot
+        # the closure's version (one up per change) and the version the table _unstored was built at (:meth:`unstored`)
+        self._version = 0
+        self._unstored_at = -1
+        self._unstored_lock = threading.Lock()
         self._present: set[int] = set()
         con = self.con
         con.execute("CREATE TABLE t (s BIGINT, p BIGINT, o BIGINT, r INTEGER)")
@@ -1085,6 +1090,7 @@ class DuckDBClosure:
     def end_change(self) -> None:
         """The end of a session step: the next change sets a new mark."""
         self._in_change = False
+        self._version += 1
 
     def _rebuild(self) -> None:
         """Recompute the closure from the asserted triples left after ``gone``: the rules changed (a schema triple
@@ -1225,8 +1231,10 @@ class DuckDBClosure:
             f"{ms} = t.s AND {mp} = t.p AND {mo} = t.o AS same FROM t {joins}) x"
         )
 
-    def _normalised_sql(self) -> str:
-        """The inferred triples minus the noise :mod:`.normalize` lists (virtual, axiomatic, schema Things)."""
+    def _normalised_sql(self, *, unstored: bool = False) -> str:
+        """The inferred triples minus the noise :mod:`.normalize` lists (virtual, axiomatic, schema Things);
+        ``unstored``: instead, those of them the inferred set leaves out (``x rdf:type _:c`` without
+        ``blank_node_types``)."""
         d, TY, THING_ = self.dict, self.TYPE, self.THING
         reflexive = _ids(d.id(p) for p in _REFLEXIVE_VIRTUAL)
         to_thing = _ids(d.id(p) for p in _TO_THING)
@@ -1247,7 +1255,8 @@ class DuckDBClosure:
             + " OR ".join(f"starts_with(nt, '<{ns}')" for ns in BUILTIN_NAMESPACES) + ") "
             f"AND NOT (p IN {reflexive} AND s = o) AND NOT (p IN {to_thing} AND o = {THING_}) "
             f"AND NOT (p = {TY} AND o = {THING_} AND s IN ({schema_terms}))"
-            + ("" if self.blank_node_types else f" AND NOT (p = {TY} AND (o & 3) = {BNODE})")
+            + (f" AND p = {TY} AND (o & 3) = {BNODE}" if unstored
+               else "" if self.blank_node_types else f" AND NOT (p = {TY} AND (o & 3) = {BNODE})")
         )
 
     def inferred(self) -> set[Triple]:
@@ -1285,18 +1294,10 @@ class DuckDBClosure:
         use, so every call takes a cursor of its own. Term ids come from the Python cache, else from ``terms``
         by N-Triples form (terms read from files). A closed closure gives no ranks."""
         asked = list(triples)
-        cached = self.dict.ids.get  # a dict read: safe beside the writer thread's inserts
-        ids: dict[object, int | None] = {
-            x: cached(x) for t in asked for x in (t.subject, t.predicate, t.object)  # type: ignore[call-overload]
-        }
         try:
             cursor = self.con.cursor()
             try:
-                unknown = {str(x): x for x, i in ids.items() if i is None}
-                if unknown:
-                    cursor.register("_nt", {"nt": np.array(list(unknown), dtype=object)})
-                    ids.update((unknown[nt], i) for i, nt in cursor.execute(
-                        "SELECT terms.id, terms.nt FROM terms SEMI JOIN _nt USING (nt)").fetchall())
+                ids = self._term_ids(cursor, [x for t in asked for x in (t.subject, t.predicate, t.object)])
                 wanted: dict[tuple[int, int, int], Triple] = {}
                 for t in asked:
                     s, p, o = ids[t.subject], ids[t.predicate], ids[t.object]
@@ -1330,6 +1331,56 @@ class DuckDBClosure:
                 r = min(r, self._pair_rank(rs, s, o))
             found[wanted[(s, p, o)]] = int(r)
         return found
+
+    def _term_ids(self, cursor: duckdb.DuckDBPyConnection, terms: Iterable[object]) -> dict[object, int | None]:
+        """The ids of ``terms`` (``None``: not in the closure's dictionary), through ``cursor`` (any thread): from
+        the Python cache, else from ``terms`` by N-Triples form (terms read from files)."""
+        cached = self.dict.ids.get  # a dict read: safe beside the writer thread's inserts
+        ids: dict[object, int | None] = {x: cached(x) for x in terms}  # type: ignore[call-overload]
+        unknown = {str(x): x for x, i in ids.items() if i is None}
+        if unknown:
+            cursor.register("_nt", {"nt": np.array(list(unknown), dtype=object)})
+            ids.update((unknown[nt], i) for i, nt in cursor.execute(
+                "SELECT terms.id, terms.nt FROM terms SEMI JOIN _nt USING (nt)").fetchall())
+            cursor.unregister("_nt")
+        return ids
+
+    def unstored(self, subject: object = None, predicate: object = None, object_: object = None) -> list[Triple]:
+        """The inferred triples the inferred set leaves out (``x rdf:type _:c``, ``_:c`` a blank-node class, when
+        ``blank_node_types`` is off) that match a pattern (``None``: any term), from any thread (a cursor of its
+        own, as :meth:`ranks`): explanations see them, the store does not hold them. Built once per version of the
+        closure, in the table ``_unstored``."""
+        if self.blank_node_types or (predicate is not None and predicate != TYPE) or (
+                object_ is not None and type(object_) is not BlankNode):
+            return []
+        try:
+            cursor = self.con.cursor()
+            try:
+                with self._unstored_lock:
+                    if self._unstored_at != self._version:
+                        version = self._version
+                        cursor.execute(f"CREATE OR REPLACE TABLE _unstored AS {self._normalised_sql(unstored=True)}")
+                        self._unstored_at = version
+                bound = {k: x for k, x in (("s", subject), ("o", object_)) if x is not None}
+                ids = self._term_ids(cursor, bound.values())
+                if any(ids[x] is None for x in bound.values()):
+                    return []
+                where = " AND ".join(f"{k} = ?" for k in bound) or "TRUE"
+                rows = cursor.execute(f"SELECT s, o FROM _unstored WHERE {where}",
+                                      [ids[x] for x in bound.values()]).fetchall()
+                if not rows:
+                    return []
+                want = {i for row in rows for i in row}
+                cursor.register("_w", {"id": np.array(sorted(want), dtype=np.int64)})
+                nts = cursor.execute("SELECT terms.id, terms.nt FROM _w JOIN terms USING (id)").fetchall()
+                cursor.unregister("_w")
+            finally:
+                cursor.close()
+        except duckdb.ConnectionException:  # closed meanwhile
+            return []
+        doc = "".join(f"<urn:x:s> <urn:x:p> {nt} .\n" for _, nt in nts)
+        terms = {i: q.object for (i, _), q in zip(nts, parse(doc.encode(), format=RdfFormat.N_TRIPLES), strict=True)}
+        return [Triple(terms[a], TYPE, terms[b]) for a, b in rows]  # type: ignore[arg-type]
 
     def _pair_rank(self, rep: int, a: int, b: int) -> int:
         """The rank of ``a owl:sameAs b`` in the class of ``rep`` (:func:`_pair_ranks`, cached per source)."""
@@ -1402,6 +1453,10 @@ class DuckDBSession:
     def ranks(self, triples: Collection[Triple]) -> dict[Triple, int]:
         """:meth:`DuckDBClosure.ranks` (any thread)."""
         return self._closure.ranks(triples)
+
+    def unstored(self, subject: object = None, predicate: object = None, object_: object = None) -> list[Triple]:
+        """:meth:`DuckDBClosure.unstored` (any thread): inferred triples held here but not stored."""
+        return self._closure.unstored(subject, predicate, object_)
 
     def report(self) -> list[tuple[str, list[Triple]]]:
         """Log all the closure's inconsistencies (:meth:`DuckDBClosure.inconsistencies`) as warnings; returns them.
