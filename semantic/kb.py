@@ -23,7 +23,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, BinaryIO, TypeVar
 
-from pyoxigraph import DefaultGraph, NamedNode, Quad, RdfFormat, Triple
+from pyoxigraph import BlankNode, DefaultGraph, NamedNode, Quad, RdfFormat, Triple
 
 from hybridkg.errors import InvalidInput, ShapeViolation
 from hybridkg.semantic import bulkload
@@ -644,13 +644,22 @@ class KnowledgeBase:
         restriction still reach asserted triples."""
         from hybridkg.semantic.reasoning.explain import explain
 
-        if self._tls.session is None and getattr(self.reasoner, "store_blank_node_types", True) is False:
+        def run() -> Explanation:
+            with self._rw.shared():
+                session = self._tls.session
+                unstored = getattr(session, "unstored", None)
+                view = StoreGraphView(self.store) if unstored is None else SessionGraphView(self.store, unstored)
+                return explain(triple, view, ranks=_rank_oracle(session))
+
+        found = run()
+        if self._tls.session is None and getattr(self.reasoner, "store_blank_node_types", True) is False and (
+                (found.status == "inferred" and found.rule is None)
+                or (found.status == "not_entailed" and isinstance(triple.object, BlankNode))):
+            # no proof from the store alone, and the engine keeps part of the closure out of it: start the session
+            # (reasoning over the whole store, so only when needed) and search again with that part
             self._start_session()
-        with self._rw.shared():
-            session = self._tls.session
-            unstored = getattr(session, "unstored", None)
-            view = StoreGraphView(self.store) if unstored is None else SessionGraphView(self.store, unstored)
-            return explain(triple, view, ranks=_rank_oracle(session))
+            found = run()
+        return found
 
     @_on_writer_thread
     def _start_session(self) -> None:

@@ -76,6 +76,12 @@ def test_a_proof_through_a_restriction_reaches_asserted_triples(tmp_path: Path, 
     again = _kb(tmp_path / "store", store_types=store_types)  # a new process over the same store (a CLI run)
     try:
         _check(again.explain(GOAL))
+        # the restriction type itself, stored or not
+        rows = again.query(f"SELECT ?r WHERE {{ ?r <http://www.w3.org/2002/07/owl#someValuesFrom> <{V}Hazard> }}")
+        restriction = rows.rows[0][0]
+        assert isinstance(restriction, BlankNode)
+        typed = again.explain(Triple(NamedNode(V + "aurora"), TYPE, restriction))
+        assert (typed.status, typed.rule) == ("inferred", "cls-svf1")
     finally:
         again.close()
 
