@@ -592,7 +592,7 @@ class DuckDBClosure:
             # eq-sym, eq-trans, eq-rep-s/p/o: none; equality is a union-find with every triple rewritten to the
             # representatives of its terms (_merge), so the rules above see one term per class
             # every subject is an owl:Thing (as the default engine; normalisation drops it for schema terms)
-            f"SELECT x.s, {TY}, {THING_} FROM {d} x",
+            f"SELECT DISTINCT x.s, {TY}, {THING_} FROM {d} x",
         ]
         for p, chain in self._chains:  # prp-spo2: one variant per position of the delta
             for pos in range(len(chain)):
@@ -1132,17 +1132,18 @@ class DuckDBClosure:
                  "eq-diff1": v["differentFrom"]}
         wanted = _ids(needs.values())
         fresh = fresh and self._mark is not None
-        if fresh:
-            con.execute(f"CREATE OR REPLACE TEMP TABLE _fresh AS SELECT s, p, o FROM t WHERE r > {self._mark} "
-                        "UNION SELECT s, p, o FROM fresh SEMI JOIN t ON t.s = fresh.s AND t.p = fresh.p "
-                        "AND t.o = fresh.o")
-        source = "_fresh" if fresh else "t"
+        # the vocabulary anywhere in the closure (a filter scan of t): without it no check fires, and the table of
+        # the fresh rows, a UNION over most of t after a first large load, is not built
         self._present |= {int(x) for x, in con.execute(
-            f"SELECT DISTINCT p FROM {source} WHERE p IN {wanted} UNION SELECT DISTINCT o FROM {source} "
+            f"SELECT DISTINCT p FROM t WHERE p IN {wanted} UNION SELECT DISTINCT o FROM t "
             f"WHERE p = {TY} AND o IN {wanted}").fetchall()}
         present = self._present
         if not present:
             return []
+        if fresh:
+            con.execute(f"CREATE OR REPLACE TEMP TABLE _fresh AS SELECT s, p, o FROM t WHERE r > {self._mark} "
+                        "UNION SELECT s, p, o FROM fresh SEMI JOIN t ON t.s = fresh.s AND t.p = fresh.p "
+                        "AND t.o = fresh.o")
         zero = _ids(i for term, i in list(d.ids.items()) if type(term) is Literal and term.value.strip() == "0") \
             if v["maxCardinality"] in present else "(NULL)"
         # {0}, {1}, ...: the tables of the check's triples (t; with ``fresh``, each in turn the fresh rows)
