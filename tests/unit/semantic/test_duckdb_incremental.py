@@ -313,3 +313,41 @@ def test_tricky_paths_against_materialize_and_reasonable(case: str) -> None:
         assert differed == (case in REASONABLE_DIFFERS), "a known difference from reasonable is gone: drop it"
     finally:
         session.close()  # type: ignore[attr-defined]
+
+
+# --------------------------------------------------------------------------- additions found locally
+
+
+def test_additions_find_the_inferred_delta_from_the_rows_they_touched() -> None:
+    """Additions without a merge or a schema change take the local snapshot (the delta from the rows the change
+    touched, not the whole closure); each step's inferred set and delta equal the full recomputations', through the
+    cases that snapshot must get right: an inferred triple asserted (it leaves the inferred set), a term that
+    becomes a schema term (its ``owl:Thing`` type leaves), a term that stops being new, a duplicate."""
+    cls, prop = NamedNode("http://www.w3.org/2002/07/owl#Class"), NamedNode(NEW + "rel")
+    base = {Triple(new("Dog"), SUBCLASS, new("Animal")), Triple(new("rex"), TYPE, new("Dog")),
+            Triple(new("fido"), TYPE, new("Dog")), Triple(new("rex"), prop, new("fido"))}
+    session = DuckDBSession(base, blank_node_types=False)
+    asserted = set(base)
+    steps = [
+        {Triple(new("rex"), TYPE, new("Animal"))},  # inferred, now asserted
+        {Triple(new("felix"), TYPE, new("Cat")), Triple(new("Cat"), SUBCLASS, new("Animal"))},  # a schema triple
+        {Triple(new("tom"), TYPE, new("Animal")), Triple(new("tom"), prop, new("rex"))},
+        {Triple(new("a"), new("tom"), new("b"))},  # tom, an individual (typed owl:Thing), used as a property
+        {Triple(new("fido"), TYPE, cls)},  # fido declared a class: a schema triple
+        {Triple(new("rex"), prop, new("fido"))},  # already asserted
+    ]
+    try:
+        local = session._closure.local_snapshots
+        for step in steps:
+            before = DuckDBReasoner(store_blank_node_types=False).materialize(asserted)
+            delta = session.apply(added=step)
+            asserted |= step
+            after = DuckDBReasoner(store_blank_node_types=False).materialize(asserted)
+            assert session.inferred == after
+            assert delta == InferenceDelta(added=frozenset(after - before), removed=frozenset(before - after))
+            assert set(DuckDBSession(asserted, blank_node_types=False).inferred) == after
+        # every step but the two schema triples' (which recompile the rules) was found locally
+        assert session._closure.local_snapshots - local == len(steps) - 2
+        assert Triple(new("tom"), TYPE, THING) not in session.inferred  # a schema term now (normalisation)
+    finally:
+        session.close()
