@@ -164,12 +164,9 @@ class Dictionary:
         self.con.register("_w", {"id": np.array(want, dtype=np.int64)})
         rows = self.con.execute("SELECT terms.id, terms.nt FROM _w JOIN terms USING (id)").fetchall()
         self.con.unregister("_w")
-        doc = "".join(f"<urn:x:s> <urn:x:p> {nt} .\n" for _, nt in rows)
-        parsed = parse(doc.encode(), format=RdfFormat.N_TRIPLES)
-        for (i, _), q in zip(rows, parsed, strict=True):
-            term = q.object
-            self.cache[i] = term  # type: ignore[assignment]
-            self.ids.setdefault(term, i)  # type: ignore[arg-type]
+        for i, term in _parse_terms(rows).items():
+            self.cache[i] = term
+            self.ids.setdefault(term, i)
 
     def decode(self, cols: dict[str, np.ndarray]) -> list[Triple]:
         s, p, o = cols["s"].tolist(), cols["p"].tolist(), cols["o"].tolist()
@@ -264,6 +261,13 @@ class Dictionary:
                 f"'{_sql_path(out)}' (FORMAT csv, HEADER false, QUOTE '', ESCAPE '', DELIMITER '\x1f')"
             )
         return int(n)
+
+
+def _parse_terms(rows: Sequence[tuple[int, str]]) -> dict[int, Term]:
+    """Terms by id from their N-Triples forms (``terms`` rows), parsed in one document."""
+    doc = "".join(f"<urn:x:s> <urn:x:p> {nt} .\n" for _, nt in rows)
+    parsed = parse(doc.encode(), format=RdfFormat.N_TRIPLES)
+    return {i: q.object for (i, _), q in zip(rows, parsed, strict=True)}  # type: ignore[misc]
 
 
 XSD_STRING = "http://www.w3.org/2001/XMLSchema#string"
@@ -539,7 +543,7 @@ class DuckDBClosure:
                         if type(t.subject) is not Triple and type(t.object) is not Triple]
 
     def _recompile(self) -> None:
-        self._local = False
+        self._local = False  # (every schema change and restart comes here)
         self._rule_tables(compile_tbox(self._schema_triples()))
 
     # ------------------------------------------------------------------ rules
@@ -816,13 +820,11 @@ class DuckDBClosure:
 
     def _saturate(self) -> None:
         """Run rounds to the fixpoint with the whole closure as the delta (at the start, after a schema change)."""
-        self._local = False
         self._restart()
         self._continue()
 
     def _restart(self) -> None:
         """Recompile the schema, add its own conclusions and make the whole closure the delta ``d``."""
-        self._local = False
         self._schema_merged = False
         self._recompile()
         self._insert_facts()
@@ -1265,20 +1267,16 @@ class DuckDBClosure:
             f"UNION SELECT s FROM {x} WHERE p IN {subj}{only('s')} UNION SELECT o FROM {x} WHERE p IN {obj}{only('o')}"
         )
 
-    def _normalised_sql(self, *, unstored: bool = False, rows: str | None = None) -> str:
+    def _normalised_sql(self, *, unstored: bool = False, rows: str | None = None, among: str | None = None) -> str:
         """The inferred triples minus the noise :mod:`.normalize` lists (virtual, axiomatic, schema Things);
         ``unstored``: instead, those of them the inferred set leaves out (``x rdf:type _:c`` without
-        ``blank_node_types``)."""
+        ``blank_node_types``). ``rows``: only those rows of t (inferred ones, without representatives); the schema
+        terms still from all of t, looked up among the terms of the table ``among`` (column ``x``) if given."""
         d, TY, THING_ = self.dict, self.TYPE, self.THING
         reflexive = _ids(d.id(p) for p in _REFLEXIVE_VIRTUAL)
         to_thing = _ids(d.id(p) for p in _TO_THING)
         x = "t" if not self._rep else "_x"
-        # ``rows``: only those rows of t (inferred ones, without representatives); the schema terms still from all
-        # of t, looked up for the subjects of their owl:Thing rows only
-        if rows:
-            self.con.execute(f"CREATE OR REPLACE TEMP TABLE _things AS SELECT DISTINCT s AS x FROM {rows} "
-                             f"WHERE p = {TY} AND o = {THING_}")
-        schema_terms = self._schema_terms_sql(x, "_things" if rows else None)
+        schema_terms = self._schema_terms_sql(x, among)
         source = f"{rows} WHERE TRUE" if rows else "t WHERE r > 0" if not self._rep else "_x WHERE NOT asserted"
         return (
             ("" if not self._rep else f"WITH _x AS ({self._expanded()}) ")
@@ -1332,7 +1330,10 @@ class DuckDBClosure:
         self.local_snapshots += 1
         con, TY, THING_ = self.con, self.TYPE, self.THING
         con.execute(f"CREATE OR REPLACE TEMP TABLE _grown AS SELECT s, p, o FROM t WHERE r > {self._mark}")
-        con.execute(f"CREATE OR REPLACE TEMP TABLE _plus AS {self._normalised_sql(rows='_grown')}")
+        # the schema terms are looked up for the subjects of the new owl:Thing rows only
+        con.execute(f"CREATE OR REPLACE TEMP TABLE _things AS SELECT DISTINCT s AS x FROM _grown "
+                    f"WHERE p = {TY} AND o = {THING_}")
+        con.execute(f"CREATE OR REPLACE TEMP TABLE _plus AS {self._normalised_sql(rows='_grown', among='_things')}")
         con.execute("CREATE OR REPLACE TEMP TABLE _touched AS SELECT s, p, o FROM _grown UNION ALL "
                     "SELECT s, p, o FROM _added")
         con.execute(
@@ -1437,8 +1438,7 @@ class DuckDBClosure:
                 cursor.close()
         except duckdb.ConnectionException:  # closed meanwhile
             return []
-        doc = "".join(f"<urn:x:s> <urn:x:p> {nt} .\n" for _, nt in nts)
-        terms = {i: q.object for (i, _), q in zip(nts, parse(doc.encode(), format=RdfFormat.N_TRIPLES), strict=True)}
+        terms = _parse_terms(nts)
         return [Triple(terms[a], TYPE, terms[b]) for a, b in rows]  # type: ignore[arg-type]
 
     def _pair_rank(self, rep: int, a: int, b: int) -> int:
