@@ -22,6 +22,7 @@ import argparse
 import json
 import math
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -63,22 +64,31 @@ def compile_package() -> None:
                 compileall.compile_dir(root / layer, quiet=1)
 
 
-def run_cli(engine: str, size: int, store: Path) -> dict[str, Any]:
-    lubm = shared("lubm")
-    env = {**os.environ, "HYBRIDKG_REASONING__ENGINE": engine, "HYBRIDKG_STORE__MAX_INPUT_BYTES": str(4 << 30)}
-    cmd = [hybridkg(), "load", "--store", str(store), "--json", str(lubm / "univ-bench.ttl"),
-           str(lubm / DATA[size][0])]
+def timed(cmd: list[str], env: dict[str, str], *, stderr: int | None = subprocess.DEVNULL,
+          ) -> tuple[float, resource.struct_rusage, bytes]:
+    """Run one process: its wall time, its own resource usage (``wait4``: CPU and peak RSS, threads included) and
+    its standard output; a failure ends the benchmark. ``stderr``: where the process's goes (None: inherited)."""
     start = time.perf_counter()
-    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=stderr)
     assert proc.stdout is not None
     out = proc.stdout.read()
     _, status, usage = os.wait4(proc.pid, 0)
     wall = time.perf_counter() - start
     proc.returncode = os.waitstatus_to_exitcode(status)
     if proc.returncode:
-        raise SystemExit(f"{' '.join(cmd)} failed ({proc.returncode})")
+        raise SystemExit(f"{' '.join(cmd[:4])} ... failed ({proc.returncode})")
+    return wall, usage, out
+
+
+def run_cli(engine: str, size: int, store: Path) -> dict[str, Any]:
+    lubm = shared("lubm")
+    env = {**os.environ, "HYBRIDKG_REASONING__ENGINE": engine, "HYBRIDKG_STORE__MAX_INPUT_BYTES": str(4 << 30)}
+    cmd = [hybridkg(), "load", "--store", str(store), "--json", str(lubm / "univ-bench.ttl"),
+           str(lubm / DATA[size][0])]
+    wall, usage, out = timed(cmd, env)
     report = json.loads(out)
     return {"wall_s": round(wall, 2), "load_s": report["seconds"], "peak_rss_gib": round(usage.ru_maxrss / 2**20, 2),
+            "cpu_s": round(usage.ru_utime + usage.ru_stime, 1),
             "asserted": report["triples_asserted"], "inferred": report["triples_inferred"]}
 
 

@@ -3,8 +3,8 @@
     cd /tmp && python -m bench.storage_floor                      # LUBM(10) and (50), one run each
     cd /tmp && python -m bench.storage_floor --sizes 10 50 --runs 2
 
-For each size: one cold ``hybridkg load`` with the duckdb engine into a new on-disk store (as ``bench.reasoning``
-runs it), its wall and CPU time (``wait4``). Then, outside any timing, the files Oxigraph has to store are put on
+For each size: one cold ``hybridkg load`` with the duckdb engine into a new on-disk store (``bench.reasoning``'s
+``run_cli``), its wall and CPU time (``wait4``). Then, outside any timing, the files Oxigraph has to store are put on
 disk: the data decompressed, and the store's inferred graph dumped as N-Triples. The peer run is a new process,
 under the same allocator as the CLI (mimalloc, preloaded with the CLI's options), that does only what the fast load
 asks of Oxigraph: two ``Store.bulk_load`` calls side by side, one per file, each from its path (Oxigraph's best:
@@ -26,15 +26,13 @@ import math
 import os
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 from typing import Any
 
 from bench.common import shared
-from bench.reasoning import DATA, compile_package, hybridkg
+from bench.reasoning import DATA, compile_package, run_cli, timed
 from hybridkg.semantic.base import INFERRED_GRAPH
 from hybridkg.semantic.kb import DEFAULT_DATA_GRAPH
 from hybridkg.server.launch import mimalloc_library, preload_environment
@@ -59,30 +57,10 @@ print(len(store))
 """
 
 
-def _run(cmd: list[str], env: dict[str, str]) -> tuple[float, float, bytes]:
-    """Wall and CPU seconds of one process (CPU from the children's rusage before and after)."""
-    import resource
-
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    start = time.perf_counter()
-    proc = subprocess.run(cmd, env=env, capture_output=True)
-    wall = time.perf_counter() - start
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if proc.returncode:
-        raise SystemExit(f"{' '.join(cmd[:3])} ... failed ({proc.returncode}): "
-                         f"{proc.stderr.decode(errors='replace')[-2000:]}")
-    cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
-    return wall, cpu, proc.stdout
-
-
 def one(size: int, tmp: Path) -> dict[str, Any]:
-    lubm = shared("lubm")
-    data = lubm / DATA[size][0]
-    env = {**os.environ, "HYBRIDKG_REASONING__ENGINE": "duckdb", "HYBRIDKG_STORE__MAX_INPUT_BYTES": str(4 << 30)}
+    data = shared("lubm") / DATA[size][0]
     store = tmp / "cli-store"
-    cli_wall, cli_cpu, out = _run([hybridkg(), "load", "--store", str(store), "--json", str(lubm / "univ-bench.ttl"),
-                                   str(data)], env)
-    report = json.loads(out)
+    cli = run_cli("duckdb", size, store)
     # the files the peer stores, prepared outside any timing
     asserted, inferred = tmp / "asserted.nt", tmp / "inferred.nt"
     with (gzip.open(data) if data.suffix == ".gz" else data.open("rb")) as src, asserted.open("wb") as dst:
@@ -94,13 +72,14 @@ def one(size: int, tmp: Path) -> dict[str, Any]:
     del db
     shutil.rmtree(store)
     peer_env = preload_environment(os.environ, mimalloc_library()) or dict(os.environ)
-    peer_wall, peer_cpu, out = _run([sys.executable, "-c", _PEER, str(tmp / "peer-store"), str(asserted),
-                                     DEFAULT_DATA_GRAPH.value, str(inferred), INFERRED_GRAPH.value], peer_env)
+    peer = [sys.executable, "-c", _PEER, str(tmp / "peer-store"), str(asserted), DEFAULT_DATA_GRAPH.value,
+            str(inferred), INFERRED_GRAPH.value]
+    peer_wall, usage, out = timed(peer, peer_env, stderr=None)
     stored = int(out.split()[-1])
     shutil.rmtree(tmp / "peer-store")
-    return {"lubm": size, "triples": report["triples_asserted"] + report["triples_inferred"],
-            "peer_stored": stored, "cli_wall_s": round(cli_wall, 2), "cli_cpu_s": round(cli_cpu, 1),
-            "peer_wall_s": round(peer_wall, 2), "peer_cpu_s": round(peer_cpu, 1)}
+    return {"lubm": size, "triples": cli["asserted"] + cli["inferred"], "peer_stored": stored,
+            "cli_wall_s": cli["wall_s"], "cli_cpu_s": cli["cpu_s"],
+            "peer_wall_s": round(peer_wall, 2), "peer_cpu_s": round(usage.ru_utime + usage.ru_stime, 1)}
 
 
 def main(argv: list[str] | None = None) -> int:
