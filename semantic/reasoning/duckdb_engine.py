@@ -32,6 +32,7 @@ import tempfile
 import threading
 from collections.abc import Collection, Iterable, Sequence
 from pathlib import Path
+from typing import NamedTuple
 
 import duckdb
 import numpy as np
@@ -90,6 +91,35 @@ SCHEMA_PREDICATES = (
     HAS_VALUE, MAX_CARD, MAX_QCARD, INTERSECTION, UNION, ONE_OF, CHAIN, HAS_KEY, FIRST, REST,
 )
 _MAX_ROUNDS = 100_000
+#: A delta with more distinct (predicate, rdf:type class) pairs than this is not profiled: every rule runs.
+_PROFILE_ROWS = 10_000
+
+#: What a row must be to trigger a rule, or what a rule's heads are: ``("p", ids)``, a predicate among ``ids``;
+#: ``("ty", ids)``, an ``rdf:type`` triple with a class among ``ids``; ``None``: any row.
+Shape = tuple[str, frozenset[int]] | None
+
+
+class _Rule(NamedTuple):
+    """One rule as SQL (:meth:`DuckDBClosure._rules`), with the shape a premise taken from the delta must have for it
+    to give heads (``fires``) and the shape of its heads (``head``)."""
+
+    sql: str
+    fires: Shape
+    head: Shape
+
+
+class _Profile(NamedTuple):
+    """The predicates, and the classes of the ``rdf:type`` triples, a table of triples holds: which rules it can
+    trigger (:meth:`meets` a rule's ``fires``), or which rules can give one of its triples (``head``)."""
+
+    preds: frozenset[int]
+    types: frozenset[int]
+
+    def meets(self, shape: Shape) -> bool:
+        if shape is None:
+            return True
+        kind, ids = shape
+        return not (self.preds if kind == "p" else self.types).isdisjoint(ids)
 
 
 class Dictionary:
@@ -439,6 +469,7 @@ class DuckDBClosure:
         # the inferred set's delta can be found from the rows it touched (:meth:`snapshot_tables`)
         self._local = False
         self._present: set[int] = set()
+        self._next_profile: _Profile | None = None  # the profile of _next (:meth:`_schema_in_next`)
         con = self.con
         con.execute("CREATE TABLE t (s BIGINT, p BIGINT, o BIGINT, r INTEGER)")
         # uf: every member of a class with its representative and the ranks of member sameAs rep (c_to) and of
@@ -535,6 +566,9 @@ class DuckDBClosure:
                 self.con.register("_rows", cols)
                 self.con.execute(f"INSERT INTO {name} SELECT DISTINCT * FROM _rows")
                 self.con.unregister("_rows")
+        #: each rule table's columns as sets of ids: which rules a delta can trigger (:class:`_Profile`)
+        self._columns = {(name, k): frozenset(r[k] for r in rows)
+                         for name, (_, rows) in tables.items() if rows for k in range(len(rows[0]))}
         self.tbox = tb
         self._chains = [(i(p), [i(x) for x in ps]) for p, ps in tb.chains]
         self._keys = [(i(c), [i(x) for x in ps]) for c, ps in tb.keys]
@@ -548,60 +582,74 @@ class DuckDBClosure:
 
     # ------------------------------------------------------------------ rules
 
-    def _rules(self, d: str, t: str, *, reflexive: bool = False) -> list[str]:
-        """SELECTs of ``(s, p, o)`` heads with at least one premise in ``d`` and the others in ``t``. ``reflexive``:
-        the rules with an ``owl:sameAs`` head also give ``x owl:sameAs x`` (a class's own support, which the
+    def _rules(self, d: str, t: str, *, reflexive: bool = False) -> list[_Rule]:
+        """The rules as SELECTs of ``(s, p, o)`` heads with at least one premise in ``d`` and the others in ``t``, each
+        with what its premise in ``d`` must be to fire and what its heads can be (:class:`_Rule`). ``reflexive``: the
+        rules with an ``owl:sameAs`` head also give ``x owl:sameAs x`` (a class's own support, which the
         representatives' form shows so, for DRed)."""
         TY, SAME, THING_ = self.TYPE, self.SAME, self.THING
         ne = (lambda a, b: "true") if reflexive else (lambda a, b: f"{a} <> {b}")
+        col = self._columns
+
+        def P(table: str, k: int) -> tuple[str, frozenset[int]]:  # a predicate among a rule table's column k
+            return "p", col.get((table, k), frozenset())
+
+        def C(table: str, k: int) -> tuple[str, frozenset[int]]:  # an rdf:type class among a rule table's column k
+            return "ty", col.get((table, k), frozenset())
+
+        same = ("p", frozenset({SAME}))
         q = [
             # cax-sco / cax-eqc1/2 / cls-int2 / cls-uni (sco is closed)
-            f"SELECT x.s, {TY}, sco.d FROM {d} x JOIN sco ON x.o = sco.c WHERE x.p = {TY}",
+            _Rule(f"SELECT x.s, {TY}, sco.d FROM {d} x JOIN sco ON x.o = sco.c WHERE x.p = {TY}",
+                  C("sco", 0), C("sco", 1)),
             # prp-dom, prp-rng
-            f"SELECT x.s, {TY}, dom.c FROM {d} x JOIN dom ON x.p = dom.p",
-            f"SELECT x.o, {TY}, rng.c FROM {d} x JOIN rng ON x.p = rng.p",
+            _Rule(f"SELECT x.s, {TY}, dom.c FROM {d} x JOIN dom ON x.p = dom.p", P("dom", 0), C("dom", 1)),
+            _Rule(f"SELECT x.o, {TY}, rng.c FROM {d} x JOIN rng ON x.p = rng.p", P("rng", 0), C("rng", 1)),
             # prp-spo1 (spo is closed), prp-eqp1/2
-            f"SELECT x.s, spo.q, x.o FROM {d} x JOIN spo ON x.p = spo.p",
+            _Rule(f"SELECT x.s, spo.q, x.o FROM {d} x JOIN spo ON x.p = spo.p", P("spo", 0), P("spo", 1)),
             # prp-inv1/2, prp-symp
-            f"SELECT x.o, inv.q, x.s FROM {d} x JOIN inv ON x.p = inv.p",
-            f"SELECT x.o, x.p, x.s FROM {d} x JOIN symp ON x.p = symp.p",
+            _Rule(f"SELECT x.o, inv.q, x.s FROM {d} x JOIN inv ON x.p = inv.p", P("inv", 0), P("inv", 1)),
+            _Rule(f"SELECT x.o, x.p, x.s FROM {d} x JOIN symp ON x.p = symp.p", P("symp", 0), P("symp", 0)),
             # prp-fp, prp-ifp
-            f"SELECT x.o, {SAME}, y.o FROM {d} x JOIN fp ON x.p = fp.p JOIN {t} y ON y.s = x.s AND y.p = x.p "
-            f"WHERE {ne('x.o', 'y.o')}",
-            f"SELECT x.s, {SAME}, y.s FROM {d} x JOIN ifp ON x.p = ifp.p JOIN {t} y ON y.o = x.o AND y.p = x.p "
-            f"WHERE {ne('x.s', 'y.s')}",
+            _Rule(f"SELECT x.o, {SAME}, y.o FROM {d} x JOIN fp ON x.p = fp.p JOIN {t} y ON y.s = x.s AND y.p = x.p "
+                  f"WHERE {ne('x.o', 'y.o')}", P("fp", 0), same),
+            _Rule(f"SELECT x.s, {SAME}, y.s FROM {d} x JOIN ifp ON x.p = ifp.p JOIN {t} y ON y.o = x.o "
+                  f"AND y.p = x.p WHERE {ne('x.s', 'y.s')}", P("ifp", 0), same),
             # cls-svf1/2
-            f"SELECT x.s, {TY}, svf.r FROM {d} x JOIN svf ON x.p = svf.p AND svf.y = {THING_}",
-            f"SELECT x.s, {TY}, svf.r FROM {d} x JOIN svf ON x.p = svf.p JOIN {t} y "
-            f"ON y.s = x.o AND y.p = {TY} AND y.o = svf.y",
-            f"SELECT x.s, {TY}, svf.r FROM {d} y JOIN svf ON y.p = {TY} AND y.o = svf.y JOIN {t} x "
-            "ON x.o = y.s AND x.p = svf.p",
+            _Rule(f"SELECT x.s, {TY}, svf.r FROM {d} x JOIN svf ON x.p = svf.p AND svf.y = {THING_}",
+                  P("svf", 1), C("svf", 0)),
+            _Rule(f"SELECT x.s, {TY}, svf.r FROM {d} x JOIN svf ON x.p = svf.p JOIN {t} y "
+                  f"ON y.s = x.o AND y.p = {TY} AND y.o = svf.y", P("svf", 1), C("svf", 0)),
+            _Rule(f"SELECT x.s, {TY}, svf.r FROM {d} y JOIN svf ON y.p = {TY} AND y.o = svf.y JOIN {t} x "
+                  "ON x.o = y.s AND x.p = svf.p", C("svf", 2), C("svf", 0)),
             # cls-avf
-            f"SELECT x.o, {TY}, avf.y FROM {d} x JOIN avf ON x.p = avf.p JOIN {t} y "
-            f"ON y.s = x.s AND y.p = {TY} AND y.o = avf.r",
-            f"SELECT x.o, {TY}, avf.y FROM {d} y JOIN avf ON y.p = {TY} AND y.o = avf.r JOIN {t} x "
-            "ON x.s = y.s AND x.p = avf.p",
+            _Rule(f"SELECT x.o, {TY}, avf.y FROM {d} x JOIN avf ON x.p = avf.p JOIN {t} y "
+                  f"ON y.s = x.s AND y.p = {TY} AND y.o = avf.r", P("avf", 1), C("avf", 2)),
+            _Rule(f"SELECT x.o, {TY}, avf.y FROM {d} y JOIN avf ON y.p = {TY} AND y.o = avf.r JOIN {t} x "
+                  "ON x.s = y.s AND x.p = avf.p", C("avf", 0), C("avf", 2)),
             # cls-hv1/2
-            f"SELECT x.s, hv.p, hv.v FROM {d} x JOIN hv ON x.p = {TY} AND x.o = hv.r",
-            f"SELECT x.s, {TY}, hv.r FROM {d} x JOIN hv ON x.p = hv.p AND x.o = hv.v",
+            _Rule(f"SELECT x.s, hv.p, hv.v FROM {d} x JOIN hv ON x.p = {TY} AND x.o = hv.r", C("hv", 0), P("hv", 1)),
+            _Rule(f"SELECT x.s, {TY}, hv.r FROM {d} x JOIN hv ON x.p = hv.p AND x.o = hv.v", P("hv", 1), C("hv", 0)),
             # cls-int1: a subject with a new type gets every intersection all of whose members it has
-            f"SELECT y.s, {TY}, ints.c FROM {t} y JOIN ints ON y.p = {TY} AND y.o = ints.m "
-            f"WHERE y.s IN (SELECT x.s FROM {d} x JOIN ints i2 ON x.p = {TY} AND x.o = i2.m) "
-            "GROUP BY y.s, ints.c, ints.k, ints.n HAVING count(DISTINCT y.o) = ints.n",
+            _Rule(f"SELECT y.s, {TY}, ints.c FROM {t} y JOIN ints ON y.p = {TY} AND y.o = ints.m "
+                  f"WHERE y.s IN (SELECT x.s FROM {d} x JOIN ints i2 ON x.p = {TY} AND x.o = i2.m) "
+                  "GROUP BY y.s, ints.c, ints.k, ints.n HAVING count(DISTINCT y.o) = ints.n",
+                  C("ints", 2), C("ints", 0)),
             # cls-maxc2, cls-maxqc3/4: x has a new type or a new edge
-            f"SELECT a.o, {SAME}, b.o FROM {t} ty JOIN maxc ON ty.p = {TY} AND ty.o = maxc.r "
-            f"JOIN {t} a ON a.s = ty.s AND a.p = maxc.p JOIN {t} b ON b.s = ty.s AND b.p = maxc.p "
-            f"WHERE {ne('a.o', 'b.o')} AND ty.s IN (SELECT s FROM {d})",
-            f"SELECT a.o, {SAME}, b.o FROM {t} ty JOIN maxqc ON ty.p = {TY} AND ty.o = maxqc.r "
-            f"JOIN {t} a ON a.s = ty.s AND a.p = maxqc.p JOIN {t} b ON b.s = ty.s AND b.p = maxqc.p "
-            f"WHERE {ne('a.o', 'b.o')} AND (maxqc.c = {THING_} OR ("
-            f"EXISTS (SELECT 1 FROM {t} ca WHERE ca.s = a.o AND ca.p = {TY} AND ca.o = maxqc.c) AND "
-            f"EXISTS (SELECT 1 FROM {t} cb WHERE cb.s = b.o AND cb.p = {TY} AND cb.o = maxqc.c))) "
-            f"AND (ty.s IN (SELECT s FROM {d}) OR a.o IN (SELECT s FROM {d}) OR b.o IN (SELECT s FROM {d}))",
+            _Rule(f"SELECT a.o, {SAME}, b.o FROM {t} ty JOIN maxc ON ty.p = {TY} AND ty.o = maxc.r "
+                  f"JOIN {t} a ON a.s = ty.s AND a.p = maxc.p JOIN {t} b ON b.s = ty.s AND b.p = maxc.p "
+                  f"WHERE {ne('a.o', 'b.o')} AND ty.s IN (SELECT s FROM {d})", None, same),
+            _Rule(f"SELECT a.o, {SAME}, b.o FROM {t} ty JOIN maxqc ON ty.p = {TY} AND ty.o = maxqc.r "
+                  f"JOIN {t} a ON a.s = ty.s AND a.p = maxqc.p JOIN {t} b ON b.s = ty.s AND b.p = maxqc.p "
+                  f"WHERE {ne('a.o', 'b.o')} AND (maxqc.c = {THING_} OR ("
+                  f"EXISTS (SELECT 1 FROM {t} ca WHERE ca.s = a.o AND ca.p = {TY} AND ca.o = maxqc.c) AND "
+                  f"EXISTS (SELECT 1 FROM {t} cb WHERE cb.s = b.o AND cb.p = {TY} AND cb.o = maxqc.c))) "
+                  f"AND (ty.s IN (SELECT s FROM {d}) OR a.o IN (SELECT s FROM {d}) OR b.o IN (SELECT s FROM {d}))",
+                  None, same),
             # eq-sym, eq-trans, eq-rep-s/p/o: none; equality is a union-find with every triple rewritten to the
             # representatives of its terms (_merge), so the rules above see one term per class
             # every subject is an owl:Thing (as the default engine; normalisation drops it for schema terms)
-            f"SELECT DISTINCT x.s, {TY}, {THING_} FROM {d} x",
+            _Rule(f"SELECT DISTINCT x.s, {TY}, {THING_} FROM {d} x", None, ("ty", frozenset({THING_}))),
         ]
         for p, chain in self._chains:  # prp-spo2: one variant per position of the delta
             for pos in range(len(chain)):
@@ -609,8 +657,9 @@ class DuckDBClosure:
                 joins = " ".join(
                     f"JOIN {src[k]} e{k} ON e{k}.s = e{k - 1}.o AND e{k}.p = {chain[k]}" for k in range(1, len(chain))
                 )
-                q.append(f"SELECT e0.s, {p}, e{len(chain) - 1}.o FROM {src[0]} e0 {joins} WHERE e0.p = {chain[0]}")
-        q = [sql for sql in q if not self._empty.intersection(_JOINED.findall(sql))]
+                q.append(_Rule(f"SELECT e0.s, {p}, e{len(chain) - 1}.o FROM {src[0]} e0 {joins} "
+                               f"WHERE e0.p = {chain[0]}", ("p", frozenset({chain[pos]})), ("p", frozenset({p}))))
+        q = [rule for rule in q if not self._empty.intersection(_JOINED.findall(rule.sql))]
         for c, props in self._keys:  # prp-key: x and y of class c agreeing on every key property
             def side(n: str, props: list[int] = props) -> str:
                 joins = " ".join(
@@ -618,18 +667,22 @@ class DuckDBClosure:
                 )
                 return f"{t} {n} {joins}"
             agree = " AND ".join(f"a{k}.o = b{k}.o" for k in range(len(props)))
-            q.append(
+            q.append(_Rule(
                 f"SELECT a.s, {SAME}, b.s FROM {side('a')} JOIN {side('b')} ON {agree} "
                 f"WHERE a.p = {TY} AND a.o = {c} AND b.p = {TY} AND b.o = {c} AND {ne('a.s', 'b.s')} "
-                f"AND (a.s IN (SELECT s FROM {d}) OR b.s IN (SELECT s FROM {d}))"
-            )
+                f"AND (a.s IN (SELECT s FROM {d}) OR b.s IN (SELECT s FROM {d}))", None, same,
+            ))
         return q
 
-    def _transitive(self, d: str) -> str | None:
-        """prp-trp as one closure step: the transitive closure of each transitive property touched by ``d``."""
-        if "trp" in self._empty or not self.con.execute(
-            f"SELECT 1 FROM {d} JOIN trp ON {d}.p = trp.p LIMIT 1"
-        ).fetchall():
+    def _transitive(self, d: str, delta: _Profile | None = None) -> str | None:
+        """prp-trp as one closure step: the transitive closure of each transitive property touched by ``d`` (whose
+        profile ``delta`` is, if known)."""
+        if "trp" in self._empty:
+            return None
+        if delta is not None:
+            if not delta.meets(("p", self._columns[("trp", 0)])):
+                return None
+        elif not self.con.execute(f"SELECT 1 FROM {d} JOIN trp ON {d}.p = trp.p LIMIT 1").fetchall():
             return None
         return (
             "WITH RECURSIVE tc(p, s, o) AS (SELECT t.p, t.s, t.o FROM t JOIN trp ON t.p = trp.p "
@@ -638,16 +691,27 @@ class DuckDBClosure:
 
     # ------------------------------------------------------------------ evaluation
 
-    def _heads(self, d: str, *, reflexive: bool = False) -> str:
+    def _profile(self, table: str) -> _Profile | None:
+        """The :class:`_Profile` of the triples of ``table`` (``None``: too varied to be worth it)."""
+        rows = self.con.execute(f"SELECT DISTINCT p, CASE WHEN p = {self.TYPE} THEN o END FROM {table} "
+                                f"LIMIT {_PROFILE_ROWS + 1}").fetchall()
+        if len(rows) > _PROFILE_ROWS:
+            return None
+        return _Profile(frozenset(int(p) for p, _ in rows), frozenset(int(o) for _, o in rows if o is not None))
+
+    def _heads(self, d: str, *, reflexive: bool = False, delta: _Profile | None = None,
+               wanted: _Profile | None = None) -> str | None:
         """Every rule's heads from the delta table ``d`` over the closure ``t``, one UNION ALL. Generalised heads (a
         literal subject) are kept while reasoning, as the reference engines do: they can lead back to plain triples
         (``x p "v"``, p's inverse q: ``"v" q x``, q's inverse p'...); the inferred set leaves them out
-        (:meth:`_normalised_sql`)."""
-        selects = self._rules(d, "t", reflexive=reflexive)
-        trp = self._transitive(d)
-        if trp:
+        (:meth:`_normalised_sql`). Only the rules the delta can trigger (``delta``: the profile of ``d``) and, if
+        ``wanted`` is given, that can give a triple of that profile; ``None`` if no rule is left."""
+        selects = [rule.sql for rule in self._rules(d, "t", reflexive=reflexive)
+                   if (delta is None or delta.meets(rule.fires)) and (wanted is None or wanted.meets(rule.head))]
+        trp = self._transitive(d, delta)
+        if trp and (wanted is None or wanted.meets(("p", self._columns[("trp", 0)]))):
             selects.append(trp)
-        return " UNION ALL ".join(f"({s})" for s in selects)
+        return " UNION ALL ".join(f"({s})" for s in selects) if selects else None
 
     def _register_facts(self) -> bool:
         """The TBox's own conclusions (scm-* closure, cls-oo) as the registered table ``_facts``, if any."""
@@ -657,14 +721,16 @@ class DuckDBClosure:
         self.con.register("_facts", cols)
         return True
 
-    def _round(self, d: str) -> int:
-        """One semi-naive round from the delta table ``d``: insert the new heads with the next rank, merge the
-        classes new ``owl:sameAs`` heads join; the next delta (new and rewritten triples) is left in ``_next``."""
+    def _round(self, d: str, delta: _Profile | None = None) -> int:
+        """One semi-naive round from the delta table ``d`` (of profile ``delta``, found if not given): insert the new
+        heads with the next rank, merge the classes new ``owl:sameAs`` heads join; the next delta (new and rewritten
+        triples) is left in ``_next``."""
         rank = self.rank + 1
         con, SAME = self.con, self.SAME
-        con.execute(
-            f"CREATE OR REPLACE TEMP TABLE _cand AS SELECT DISTINCT h.s, h.p, h.o FROM ({self._heads(d)}) h(s, p, o)"
-        )
+        heads = self._heads(d, delta=delta if delta is not None else self._profile(d))
+        if heads is None:
+            return 0
+        con.execute(f"CREATE OR REPLACE TEMP TABLE _cand AS SELECT DISTINCT h.s, h.p, h.o FROM ({heads}) h(s, p, o)")
         edges = con.execute(f"SELECT s, o FROM _cand WHERE p = {SAME} AND s <> o").fetchall()
         n = con.execute(
             f"INSERT INTO t SELECT c.s, c.p, c.o, {rank} FROM _cand c "
@@ -920,24 +986,34 @@ class DuckDBClosure:
             self._saturate()
             return distinct
         con.execute("CREATE OR REPLACE TEMP TABLE d AS SELECT * FROM _next")
-        self._continue()
+        self._continue(self._next_profile)
         return distinct
 
     def _schema_in_next(self) -> bool:
-        """Whether the delta ``_next`` holds a schema triple, or a merge joined declared terms."""
+        """Whether the delta ``_next`` holds a schema triple, or a merge joined declared terms. Leaves the profile of
+        ``_next`` in ``_next_profile``."""
         merged, self._schema_merged = self._schema_merged, False
-        return merged or bool(
-            self.con.execute(f"SELECT 1 FROM _next WHERE {self._schema_filter()} LIMIT 1").fetchall()
-        )
+        prof = self._next_profile = self._profile("_next")
+        if merged:
+            return True
+        if prof is not None:
+            if not prof.preds.isdisjoint(self._schema_p) or not prof.types.isdisjoint(self._meta):
+                return True
+            if self.SAME not in prof.preds:
+                return False
+        return bool(self.con.execute(f"SELECT 1 FROM _next WHERE {self._schema_filter()} LIMIT 1").fetchall())
 
-    def _continue(self) -> None:
-        """Rounds from the current ``d`` table to the fixpoint; a new schema triple restarts from the whole closure."""
+    def _continue(self, delta: _Profile | None = None) -> None:
+        """Rounds from the current ``d`` table (of profile ``delta``, if known) to the fixpoint; a new schema triple
+        restarts from the whole closure."""
         for _ in range(_MAX_ROUNDS):
-            if not self._round("d"):
+            if not self._round("d", delta):
                 return
             if self._schema_in_next():
                 self._restart()
+                delta = None
                 continue
+            delta = self._next_profile
             self.con.execute("CREATE OR REPLACE TEMP TABLE d AS SELECT DISTINCT s, p, o FROM _next")
         raise RuntimeError("OWL 2 RL evaluation did not reach a fixpoint")  # pragma: no cover
 
@@ -985,8 +1061,10 @@ class DuckDBClosure:
             con.execute(f"INSERT INTO od SELECT s, p, o FROM t WHERE {_mentions(split)} EXCEPT SELECT * FROM od")
         con.execute("CREATE OR REPLACE TEMP TABLE d AS SELECT * FROM od")
         for _ in range(_MAX_ROUNDS):
-            con.execute("CREATE OR REPLACE TEMP TABLE _h AS SELECT DISTINCT * FROM "
-                        f"({self._heads('d', reflexive=bool(derived))}) h(s, p, o)")
+            heads = self._heads("d", reflexive=bool(derived), delta=self._profile("d"))
+            if heads is None:
+                break
+            con.execute(f"CREATE OR REPLACE TEMP TABLE _h AS SELECT DISTINCT * FROM ({heads}) h(s, p, o)")
             if con.execute(f"SELECT 1 FROM _h WHERE p = {SAME} AND s <> o LIMIT 1").fetchall():
                 self._rebuild()  # two classes a saturated closure did not merge: not expected, but safe
                 return
@@ -1014,10 +1092,14 @@ class DuckDBClosure:
             return
         # re-derive: one round of every rule over what is left, keeping the heads among the deleted triples; with
         # the asserted triples kept in orig (rewritten) and the representatives' rep sameAs rep
+        # (only the rules that can give an over-deleted triple)
         rank = self.rank + 1
-        facts = " UNION ALL (SELECT s, p, o FROM _facts)" if self._register_facts() else ""
+        parts = [f"({heads})"] if (heads := self._heads("t", wanted=self._profile("od"))) else []
+        facts = self._register_facts()
+        if facts:
+            parts.append("(SELECT s, p, o FROM _facts)")
         con.execute(f"CREATE OR REPLACE TEMP TABLE _re AS SELECT h.s, h.p, h.o, {rank} AS r FROM "
-                    f"(({self._heads('t')}){facts}) h(s, p, o)")
+                    f"({' UNION ALL '.join(parts) or 'SELECT 0, 0, 0 WHERE false'}) h(s, p, o)")
         if facts:
             con.unregister("_facts")
         if self._rep:
