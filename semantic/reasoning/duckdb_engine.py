@@ -94,18 +94,30 @@ _MAX_ROUNDS = 100_000
 #: A delta with more distinct (predicate, rdf:type class) pairs than this is not profiled: every rule runs.
 _PROFILE_ROWS = 10_000
 
-#: What a row must be to trigger a rule, or what a rule's heads are: ``("p", ids)``, a predicate among ``ids``;
-#: ``("ty", ids)``, an ``rdf:type`` triple with a class among ``ids``; ``None``: any row.
-Shape = tuple[str, frozenset[int]] | None
+#: What a row must be to trigger a rule, or what a rule's heads are: ``(preds, classes)``, a triple with a predicate
+#: among ``preds`` or an ``rdf:type`` triple with a class among ``classes``; ``None``: any triple.
+Shape = tuple[frozenset[int], frozenset[int]] | None
+_NONE: frozenset[int] = frozenset()
 
 
 class _Rule(NamedTuple):
     """One rule as SQL (:meth:`DuckDBClosure._rules`), with the shape a premise taken from the delta must have for it
-    to give heads (``fires``) and the shape of its heads (``head``)."""
+    to give heads (``fires``), the shape of its heads (``head``), and the premise column its heads' subject is
+    (``subject``). The SQL's first ``WHERE``, if any, is its main one, a conjunction."""
 
     sql: str
     fires: Shape
     head: Shape
+    subject: str
+
+    def about(self, table: str) -> str:
+        """The SQL with only the heads whose subject is a subject of ``table`` (the condition on the premise, where a
+        scan can apply it, not on the heads)."""
+        cond = f"{self.subject} IN (SELECT s FROM {table})"
+        main = self.sql.find(" WHERE ")
+        if main < 0:
+            return f"{self.sql} WHERE {cond}"
+        return f"{self.sql[:main]} WHERE {cond} AND {self.sql[main + 7:]}"
 
 
 class _Profile(NamedTuple):
@@ -116,10 +128,7 @@ class _Profile(NamedTuple):
     types: frozenset[int]
 
     def meets(self, shape: Shape) -> bool:
-        if shape is None:
-            return True
-        kind, ids = shape
-        return not (self.preds if kind == "p" else self.types).isdisjoint(ids)
+        return shape is None or not self.preds.isdisjoint(shape[0]) or not self.types.isdisjoint(shape[1])
 
 
 class Dictionary:
@@ -591,65 +600,69 @@ class DuckDBClosure:
         ne = (lambda a, b: "true") if reflexive else (lambda a, b: f"{a} <> {b}")
         col = self._columns
 
-        def P(table: str, k: int) -> tuple[str, frozenset[int]]:  # a predicate among a rule table's column k
-            return "p", col.get((table, k), frozenset())
+        def P(table: str, k: int) -> Shape:  # a predicate among a rule table's column k
+            return col.get((table, k), _NONE), _NONE
 
-        def C(table: str, k: int) -> tuple[str, frozenset[int]]:  # an rdf:type class among a rule table's column k
-            return "ty", col.get((table, k), frozenset())
+        def C(table: str, k: int) -> Shape:  # an rdf:type with a class among a rule table's column k
+            return _NONE, col.get((table, k), _NONE)
 
-        same = ("p", frozenset({SAME}))
+        same: Shape = (frozenset({SAME}), _NONE)
         q = [
             # cax-sco / cax-eqc1/2 / cls-int2 / cls-uni (sco is closed)
             _Rule(f"SELECT x.s, {TY}, sco.d FROM {d} x JOIN sco ON x.o = sco.c WHERE x.p = {TY}",
-                  C("sco", 0), C("sco", 1)),
+                  C("sco", 0), C("sco", 1), "x.s"),
             # prp-dom, prp-rng
-            _Rule(f"SELECT x.s, {TY}, dom.c FROM {d} x JOIN dom ON x.p = dom.p", P("dom", 0), C("dom", 1)),
-            _Rule(f"SELECT x.o, {TY}, rng.c FROM {d} x JOIN rng ON x.p = rng.p", P("rng", 0), C("rng", 1)),
+            _Rule(f"SELECT x.s, {TY}, dom.c FROM {d} x JOIN dom ON x.p = dom.p", P("dom", 0), C("dom", 1), "x.s"),
+            _Rule(f"SELECT x.o, {TY}, rng.c FROM {d} x JOIN rng ON x.p = rng.p", P("rng", 0), C("rng", 1), "x.o"),
             # prp-spo1 (spo is closed), prp-eqp1/2
-            _Rule(f"SELECT x.s, spo.q, x.o FROM {d} x JOIN spo ON x.p = spo.p", P("spo", 0), P("spo", 1)),
+            _Rule(f"SELECT x.s, spo.q, x.o FROM {d} x JOIN spo ON x.p = spo.p", P("spo", 0), P("spo", 1), "x.s"),
             # prp-inv1/2, prp-symp
-            _Rule(f"SELECT x.o, inv.q, x.s FROM {d} x JOIN inv ON x.p = inv.p", P("inv", 0), P("inv", 1)),
-            _Rule(f"SELECT x.o, x.p, x.s FROM {d} x JOIN symp ON x.p = symp.p", P("symp", 0), P("symp", 0)),
+            _Rule(f"SELECT x.o, inv.q, x.s FROM {d} x JOIN inv ON x.p = inv.p", P("inv", 0), P("inv", 1), "x.o"),
+            _Rule(f"SELECT x.o, x.p, x.s FROM {d} x JOIN symp ON x.p = symp.p", P("symp", 0), P("symp", 0), "x.o"),
             # prp-fp, prp-ifp
             _Rule(f"SELECT x.o, {SAME}, y.o FROM {d} x JOIN fp ON x.p = fp.p JOIN {t} y ON y.s = x.s AND y.p = x.p "
-                  f"WHERE {ne('x.o', 'y.o')}", P("fp", 0), same),
+                  f"WHERE {ne('x.o', 'y.o')}", P("fp", 0), same, "x.o"),
             _Rule(f"SELECT x.s, {SAME}, y.s FROM {d} x JOIN ifp ON x.p = ifp.p JOIN {t} y ON y.o = x.o "
-                  f"AND y.p = x.p WHERE {ne('x.s', 'y.s')}", P("ifp", 0), same),
+                  f"AND y.p = x.p WHERE {ne('x.s', 'y.s')}", P("ifp", 0), same, "x.s"),
             # cls-svf1/2
             _Rule(f"SELECT x.s, {TY}, svf.r FROM {d} x JOIN svf ON x.p = svf.p AND svf.y = {THING_}",
-                  P("svf", 1), C("svf", 0)),
+                  P("svf", 1), C("svf", 0), "x.s"),
             _Rule(f"SELECT x.s, {TY}, svf.r FROM {d} x JOIN svf ON x.p = svf.p JOIN {t} y "
-                  f"ON y.s = x.o AND y.p = {TY} AND y.o = svf.y", P("svf", 1), C("svf", 0)),
+                  f"ON y.s = x.o AND y.p = {TY} AND y.o = svf.y", P("svf", 1), C("svf", 0), "x.s"),
             _Rule(f"SELECT x.s, {TY}, svf.r FROM {d} y JOIN svf ON y.p = {TY} AND y.o = svf.y JOIN {t} x "
-                  "ON x.o = y.s AND x.p = svf.p", C("svf", 2), C("svf", 0)),
+                  "ON x.o = y.s AND x.p = svf.p", C("svf", 2), C("svf", 0), "x.s"),
             # cls-avf
             _Rule(f"SELECT x.o, {TY}, avf.y FROM {d} x JOIN avf ON x.p = avf.p JOIN {t} y "
-                  f"ON y.s = x.s AND y.p = {TY} AND y.o = avf.r", P("avf", 1), C("avf", 2)),
+                  f"ON y.s = x.s AND y.p = {TY} AND y.o = avf.r", P("avf", 1), C("avf", 2), "x.o"),
             _Rule(f"SELECT x.o, {TY}, avf.y FROM {d} y JOIN avf ON y.p = {TY} AND y.o = avf.r JOIN {t} x "
-                  "ON x.s = y.s AND x.p = avf.p", C("avf", 0), C("avf", 2)),
+                  "ON x.s = y.s AND x.p = avf.p", C("avf", 0), C("avf", 2), "x.o"),
             # cls-hv1/2
-            _Rule(f"SELECT x.s, hv.p, hv.v FROM {d} x JOIN hv ON x.p = {TY} AND x.o = hv.r", C("hv", 0), P("hv", 1)),
-            _Rule(f"SELECT x.s, {TY}, hv.r FROM {d} x JOIN hv ON x.p = hv.p AND x.o = hv.v", P("hv", 1), C("hv", 0)),
+            _Rule(f"SELECT x.s, hv.p, hv.v FROM {d} x JOIN hv ON x.p = {TY} AND x.o = hv.r",
+                  C("hv", 0), P("hv", 1), "x.s"),
+            _Rule(f"SELECT x.s, {TY}, hv.r FROM {d} x JOIN hv ON x.p = hv.p AND x.o = hv.v",
+                  P("hv", 1), C("hv", 0), "x.s"),
             # cls-int1: a subject with a new type gets every intersection all of whose members it has
             _Rule(f"SELECT y.s, {TY}, ints.c FROM {t} y JOIN ints ON y.p = {TY} AND y.o = ints.m "
                   f"WHERE y.s IN (SELECT x.s FROM {d} x JOIN ints i2 ON x.p = {TY} AND x.o = i2.m) "
                   "GROUP BY y.s, ints.c, ints.k, ints.n HAVING count(DISTINCT y.o) = ints.n",
-                  C("ints", 2), C("ints", 0)),
+                  C("ints", 2), C("ints", 0), "y.s"),
             # cls-maxc2, cls-maxqc3/4: x has a new type or a new edge
             _Rule(f"SELECT a.o, {SAME}, b.o FROM {t} ty JOIN maxc ON ty.p = {TY} AND ty.o = maxc.r "
                   f"JOIN {t} a ON a.s = ty.s AND a.p = maxc.p JOIN {t} b ON b.s = ty.s AND b.p = maxc.p "
-                  f"WHERE {ne('a.o', 'b.o')} AND ty.s IN (SELECT s FROM {d})", None, same),
+                  f"WHERE {ne('a.o', 'b.o')} AND ty.s IN (SELECT s FROM {d})",
+                  (col.get(("maxc", 1), _NONE), col.get(("maxc", 0), _NONE)), same, "a.o"),
             _Rule(f"SELECT a.o, {SAME}, b.o FROM {t} ty JOIN maxqc ON ty.p = {TY} AND ty.o = maxqc.r "
                   f"JOIN {t} a ON a.s = ty.s AND a.p = maxqc.p JOIN {t} b ON b.s = ty.s AND b.p = maxqc.p "
                   f"WHERE {ne('a.o', 'b.o')} AND (maxqc.c = {THING_} OR ("
                   f"EXISTS (SELECT 1 FROM {t} ca WHERE ca.s = a.o AND ca.p = {TY} AND ca.o = maxqc.c) AND "
                   f"EXISTS (SELECT 1 FROM {t} cb WHERE cb.s = b.o AND cb.p = {TY} AND cb.o = maxqc.c))) "
                   f"AND (ty.s IN (SELECT s FROM {d}) OR a.o IN (SELECT s FROM {d}) OR b.o IN (SELECT s FROM {d}))",
-                  None, same),
+                  (col.get(("maxqc", 1), _NONE), col.get(("maxqc", 0), _NONE) | col.get(("maxqc", 2), _NONE)),
+                  same, "a.o"),
             # eq-sym, eq-trans, eq-rep-s/p/o: none; equality is a union-find with every triple rewritten to the
             # representatives of its terms (_merge), so the rules above see one term per class
             # every subject is an owl:Thing (as the default engine; normalisation drops it for schema terms)
-            _Rule(f"SELECT DISTINCT x.s, {TY}, {THING_} FROM {d} x", None, ("ty", frozenset({THING_}))),
+            _Rule(f"SELECT DISTINCT x.s, {TY}, {THING_} FROM {d} x", None, (_NONE, frozenset({THING_})), "x.s"),
         ]
         for p, chain in self._chains:  # prp-spo2: one variant per position of the delta
             for pos in range(len(chain)):
@@ -658,7 +671,8 @@ class DuckDBClosure:
                     f"JOIN {src[k]} e{k} ON e{k}.s = e{k - 1}.o AND e{k}.p = {chain[k]}" for k in range(1, len(chain))
                 )
                 q.append(_Rule(f"SELECT e0.s, {p}, e{len(chain) - 1}.o FROM {src[0]} e0 {joins} "
-                               f"WHERE e0.p = {chain[0]}", ("p", frozenset({chain[pos]})), ("p", frozenset({p}))))
+                               f"WHERE e0.p = {chain[0]}", (frozenset({chain[pos]}), _NONE), (frozenset({p}), _NONE),
+                               "e0.s"))
         q = [rule for rule in q if not self._empty.intersection(_JOINED.findall(rule.sql))]
         for c, props in self._keys:  # prp-key: x and y of class c agreeing on every key property
             def side(n: str, props: list[int] = props) -> str:
@@ -670,8 +684,8 @@ class DuckDBClosure:
             q.append(_Rule(
                 f"SELECT a.s, {SAME}, b.s FROM {side('a')} JOIN {side('b')} ON {agree} "
                 f"WHERE a.p = {TY} AND a.o = {c} AND b.p = {TY} AND b.o = {c} AND {ne('a.s', 'b.s')} "
-                f"AND (a.s IN (SELECT s FROM {d}) OR b.s IN (SELECT s FROM {d}))", None, same,
-            ))
+                f"AND (a.s IN (SELECT s FROM {d}) OR b.s IN (SELECT s FROM {d}))",
+                (frozenset(props), frozenset({c})), same, "a.s"))
         return q
 
     def _transitive(self, d: str, delta: _Profile | None = None) -> str | None:
@@ -680,7 +694,7 @@ class DuckDBClosure:
         if "trp" in self._empty:
             return None
         if delta is not None:
-            if not delta.meets(("p", self._columns[("trp", 0)])):
+            if not delta.meets((self._columns[("trp", 0)], _NONE)):
                 return None
         elif not self.con.execute(f"SELECT 1 FROM {d} JOIN trp ON {d}.p = trp.p LIMIT 1").fetchall():
             return None
@@ -700,16 +714,17 @@ class DuckDBClosure:
         return _Profile(frozenset(int(p) for p, _ in rows), frozenset(int(o) for _, o in rows if o is not None))
 
     def _heads(self, d: str, *, reflexive: bool = False, delta: _Profile | None = None,
-               wanted: _Profile | None = None) -> str | None:
+               wanted: _Profile | None = None, about: str | None = None) -> str | None:
         """Every rule's heads from the delta table ``d`` over the closure ``t``, one UNION ALL. Generalised heads (a
         literal subject) are kept while reasoning, as the reference engines do: they can lead back to plain triples
         (``x p "v"``, p's inverse q: ``"v" q x``, q's inverse p'...); the inferred set leaves them out
         (:meth:`_normalised_sql`). Only the rules the delta can trigger (``delta``: the profile of ``d``) and, if
-        ``wanted`` is given, that can give a triple of that profile; ``None`` if no rule is left."""
-        selects = [rule.sql for rule in self._rules(d, "t", reflexive=reflexive)
+        ``wanted`` is given, that can give a triple of that profile, with a subject among those of the table ``about``
+        if given (and for the transitive closure, whatever its subject); ``None`` if no rule is left."""
+        selects = [rule.sql if about is None else rule.about(about) for rule in self._rules(d, "t", reflexive=reflexive)
                    if (delta is None or delta.meets(rule.fires)) and (wanted is None or wanted.meets(rule.head))]
         trp = self._transitive(d, delta)
-        if trp and (wanted is None or wanted.meets(("p", self._columns[("trp", 0)]))):
+        if trp and (wanted is None or wanted.meets((self._columns[("trp", 0)], _NONE))):
             selects.append(trp)
         return " UNION ALL ".join(f"({s})" for s in selects) if selects else None
 
@@ -950,15 +965,18 @@ class DuckDBClosure:
         distinct = int(con.execute("SELECT count(*) FROM _ins").fetchall()[0][0])
         con.execute("CREATE OR REPLACE TEMP TABLE _next (s BIGINT, p BIGINT, o BIGINT)")
         edges = con.execute(f"SELECT s, o FROM _ins WHERE p = {SAME} AND s <> o").fetchall()
+        away = 0
         if edges or self._rep:
             moved = f"(p = {SAME} AND s <> o)"
             if self._rep:
                 nr = self._nonrep()
                 moved = f"({moved} OR s IN {nr} OR p IN {nr} OR o IN {nr})"
-            con.execute(f"CREATE OR REPLACE TEMP TABLE _away AS SELECT s, p, o, 0 AS r FROM _ins WHERE {moved}")
-            con.execute("INSERT INTO orig SELECT s, p, o FROM _away ANTI JOIN orig "
-                        "ON orig.s = _away.s AND orig.p = _away.p AND orig.o = _away.o")
-            con.execute(f"DELETE FROM _ins WHERE {moved}")
+            away = con.execute(f"CREATE OR REPLACE TEMP TABLE _away AS SELECT s, p, o, 0 AS r FROM _ins "
+                               f"WHERE {moved}").fetchall()[0][0]
+            if away:
+                con.execute("INSERT INTO orig SELECT s, p, o FROM _away ANTI JOIN orig "
+                            "ON orig.s = _away.s AND orig.p = _away.p AND orig.o = _away.o")
+                con.execute(f"DELETE FROM _ins WHERE {moved}")
         # already derived: asserted now (rank 0); the closure does not change
         con.execute("UPDATE t SET r = 0 FROM _ins i WHERE t.s = i.s AND t.p = i.p AND t.o = i.o AND t.r > 0")
         start = self.rank + 1
@@ -969,7 +987,7 @@ class DuckDBClosure:
             con.execute(f"INSERT INTO _next SELECT s, p, o FROM t WHERE r = {start}")
             con.execute("INSERT INTO fresh SELECT s, p, o FROM _next")
             con.execute(f"UPDATE t SET r = 0 WHERE r = {start}")
-        if self._rep:
+        if self._rep and away > len(edges):  # (the asserted owl:sameAs edges are in _away too: they merge, below)
             con.execute(f"DELETE FROM _away WHERE p = {SAME} AND s <> o")
             self._rewrite_into_t("_away", _TO_REPS)
         if edges:
@@ -1094,7 +1112,7 @@ class DuckDBClosure:
         # the asserted triples kept in orig (rewritten) and the representatives' rep sameAs rep
         # (only the rules that can give an over-deleted triple)
         rank = self.rank + 1
-        parts = [f"({heads})"] if (heads := self._heads("t", wanted=self._profile("od"))) else []
+        parts = [f"({heads})"] if (heads := self._heads("t", wanted=self._profile("od"), about="od")) else []
         facts = self._register_facts()
         if facts:
             parts.append("(SELECT s, p, o FROM _facts)")
@@ -1104,9 +1122,13 @@ class DuckDBClosure:
             con.unregister("_facts")
         if self._rep:
             con.execute("CREATE OR REPLACE TEMP TABLE _next (s BIGINT, p BIGINT, o BIGINT)")
-            con.execute("CREATE OR REPLACE TEMP TABLE _back AS SELECT s, p, o, 0 AS r FROM orig "
-                        f"WHERE NOT (p = {SAME} AND s <> o)")
-            con.execute("INSERT INTO _back " + _rep_same_as_rep(SAME))
+            # (only those whose representatives' form was over-deleted: the others are still in t)
+            joins, rs, rp, ro = _rep_form("x")
+            con.execute(f"CREATE OR REPLACE TEMP TABLE _back AS SELECT x.s, x.p, x.o, 0 AS r FROM orig x {joins} "
+                        f"WHERE NOT (x.p = {SAME} AND x.s <> x.o) AND EXISTS (SELECT 1 FROM od WHERE od.s = {rs} "
+                        f"AND od.p = {rp} AND od.o = {ro})")
+            con.execute("INSERT INTO _back " + _rep_same_as_rep(SAME, f"EXISTS (SELECT 1 FROM od WHERE od.s = u.rep "
+                                                                      f"AND od.p = {SAME} AND od.o = u.rep)"))
             self._forget_hist()
             self._rewritten("_back", _TO_REPS)
             con.execute("INSERT INTO _re SELECT s, p, o, r FROM _rw")
@@ -1275,8 +1297,9 @@ class DuckDBClosure:
                     template.format(*("_fresh" if k == j else "t" for k in range(width))) for j in range(width))
             else:
                 sql = template.format(*(["t"] * width))
-            con.execute(f"CREATE OR REPLACE TEMP TABLE _clash AS SELECT DISTINCT * FROM ({sql}) x(s, p, o) "
-                        f"LIMIT {int(limit)}")
+            if not con.execute(f"CREATE OR REPLACE TEMP TABLE _clash AS SELECT DISTINCT * FROM ({sql}) x(s, p, o) "
+                               f"LIMIT {int(limit)}").fetchall()[0][0]:
+                continue
             if rule == "eq-diff1":
                 triples = self._different_pairs(v["differentFrom"], int(limit))
             else:
