@@ -1044,7 +1044,6 @@ class DuckDBClosure:
         if not len(cols["s"]):
             return
         self._begin_change()
-        self._local = False  # DRed deletes and re-derives: the whole snapshot
         con, SAME = self.con, self.SAME
         con.register("_out", cols)
         con.execute(
@@ -1101,6 +1100,8 @@ class DuckDBClosure:
         schema = bool(split) and bool(con.execute(
             f"SELECT 1 FROM t WHERE ({_mentions(split)}) AND {self._schema_filter(equality=False)} LIMIT 1"
         ).fetchall())
+        if self._local:  # what may leave the inferred set (:meth:`_snapshot_local`)
+            con.execute("INSERT INTO _dropped SELECT s, p, o FROM od UNION ALL SELECT s, p, o FROM gone")
         con.execute("DELETE FROM t WHERE EXISTS (SELECT 1 FROM od WHERE od.s = t.s AND od.p = t.p AND od.o = t.o) "
                     "AND (r > 0 OR EXISTS (SELECT 1 FROM gone g WHERE g.s = t.s AND g.p = t.p AND g.o = t.o))")
         con.execute("DELETE FROM orig WHERE EXISTS (SELECT 1 FROM gone g WHERE g.s = orig.s AND g.p = orig.p "
@@ -1166,6 +1167,7 @@ class DuckDBClosure:
         edges of the classes are dropped: re-derived, they merge again."""
         con = self.con
         self.splits += 1
+        self._local = False
         members = sorted({m for z in reps for m in self._members.pop(z)})
         for z in reps:
             self._edges.pop(z, None)
@@ -1207,6 +1209,7 @@ class DuckDBClosure:
             # a new table rather than a DELETE: after a bulk load it held every row of the file (53 ms at LUBM(10))
             self.con.execute("CREATE OR REPLACE TABLE fresh (s BIGINT, p BIGINT, o BIGINT)")
             self.con.execute("CREATE OR REPLACE TEMP TABLE _added (s BIGINT, p BIGINT, o BIGINT)")
+            self.con.execute("CREATE OR REPLACE TEMP TABLE _dropped (s BIGINT, p BIGINT, o BIGINT)")
 
     def end_change(self) -> None:
         """The end of a session step: the next change sets a new mark."""
@@ -1427,30 +1430,36 @@ class DuckDBClosure:
         return int(plus), int(minus)
 
     def _snapshot_local(self) -> tuple[int, int]:
-        """:meth:`snapshot_tables` after a change that only added triples, without a merge, a schema change or a
-        recomputation (no equality classes either): the closure only grew, by the rows ranked above the change's
-        mark (all new to ``t``) and the asserted rows of ``_added``. What joins the inferred set is the normalised
-        part of the new rows; what leaves it: triples now asserted, and ``x rdf:type owl:Thing`` for a term the new
-        rows made a schema term. The cost follows the change, not the closure (but for filter scans)."""
+        """:meth:`snapshot_tables` after a change without a merge, a split, a schema change or a recomputation (and no
+        equality classes): the inferred set can change only at the triples the change touched, so only they are
+        looked at. They are the rows ranked above the change's mark (derived or re-derived), the asserted rows added
+        (``_added``: an inferred triple asserted leaves the set), the rows DRed over-deleted and the retracted ones
+        (``_dropped``), and ``x rdf:type owl:Thing`` for each term those rows make schema terms (normalisation leaves
+        it out while the term is one). Each is in the new inferred set if it is an inferred row of ``t`` that
+        normalisation keeps; the difference with its old status is the delta. The cost follows the change, not the
+        closure (but for filter scans)."""
         self.local_snapshots += 1
         con, TY, THING_ = self.con, self.TYPE, self.THING
-        con.execute(f"CREATE OR REPLACE TEMP TABLE _grown AS SELECT s, p, o FROM t WHERE r > {self._mark}")
-        # the schema terms are looked up for the subjects of the new owl:Thing rows only
-        con.execute(f"CREATE OR REPLACE TEMP TABLE _things AS SELECT DISTINCT s AS x FROM _grown "
+        con.execute(f"CREATE OR REPLACE TEMP TABLE _touched AS SELECT s, p, o FROM t WHERE r > {self._mark} "
+                    "UNION ALL SELECT s, p, o FROM _added UNION ALL SELECT s, p, o FROM _dropped")
+        con.execute(f"CREATE OR REPLACE TEMP TABLE _cands AS SELECT s, p, o FROM _touched UNION "
+                    f"SELECT x, {TY}, {THING_} FROM ({self._schema_terms_sql('_touched')})")
+        match = "SEMI JOIN _cands c ON c.s = {0}.s AND c.p = {0}.p AND c.o = {0}.o"
+        con.execute(f"CREATE OR REPLACE TEMP TABLE _cin AS SELECT t.s, t.p, t.o FROM t {match.format('t')} "
+                    "WHERE t.r > 0")
+        # the schema terms are looked up for the subjects of the candidates' owl:Thing rows only
+        con.execute(f"CREATE OR REPLACE TEMP TABLE _things AS SELECT DISTINCT s AS x FROM _cin "
                     f"WHERE p = {TY} AND o = {THING_}")
-        con.execute(f"CREATE OR REPLACE TEMP TABLE _plus AS {self._normalised_sql(rows='_grown', among='_things')}")
-        con.execute("CREATE OR REPLACE TEMP TABLE _touched AS SELECT s, p, o FROM _grown UNION ALL "
-                    "SELECT s, p, o FROM _added")
-        con.execute(
-            "CREATE OR REPLACE TEMP TABLE _minus AS SELECT s, p, o FROM inf SEMI JOIN _added "
-            "ON inf.s = _added.s AND inf.p = _added.p AND inf.o = _added.o "
-            f"UNION SELECT s, p, o FROM inf WHERE p = {TY} AND o = {THING_} "
-            f"AND s IN ({self._schema_terms_sql('_touched')})"
-        )
-        con.execute("DELETE FROM inf USING _minus m WHERE inf.s = m.s AND inf.p = m.p AND inf.o = m.o")
-        con.execute("INSERT INTO inf SELECT s, p, o FROM _plus")
-        plus = con.execute("SELECT count(*) FROM _plus").fetchall()[0][0]
-        minus = con.execute("SELECT count(*) FROM _minus").fetchall()[0][0]
+        con.execute(f"CREATE OR REPLACE TEMP TABLE _new AS {self._normalised_sql(rows='_cin', among='_things')}")
+        con.execute(f"CREATE OR REPLACE TEMP TABLE _old AS SELECT inf.s, inf.p, inf.o FROM inf {match.format('inf')}")
+        plus = con.execute("CREATE OR REPLACE TEMP TABLE _plus AS SELECT * FROM _new EXCEPT SELECT * FROM _old"
+                           ).fetchall()[0][0]
+        minus = con.execute("CREATE OR REPLACE TEMP TABLE _minus AS SELECT * FROM _old EXCEPT SELECT * FROM _new"
+                            ).fetchall()[0][0]
+        if minus:
+            con.execute("DELETE FROM inf USING _minus m WHERE inf.s = m.s AND inf.p = m.p AND inf.o = m.o")
+        if plus:
+            con.execute("INSERT INTO inf SELECT s, p, o FROM _plus")
         return int(plus), int(minus)
 
     def ranks(self, triples: Collection[Triple]) -> dict[Triple, int]:

@@ -396,3 +396,37 @@ def test_additions_find_the_inferred_delta_from_the_rows_they_touched() -> None:
         assert Triple(new("tom"), TYPE, THING) not in session.inferred  # a schema term now (normalisation)
     finally:
         session.close()
+
+
+def test_removals_find_the_inferred_delta_from_the_rows_they_touched() -> None:
+    """Retractions handled by DRed without splitting a class take the local snapshot too; each step's inferred set
+    and delta equal the full recomputations', through what that snapshot must get right: consequences that leave,
+    an asserted triple that stays entailed (it joins the inferred set), a term that stops being a schema term (its
+    ``owl:Thing`` type joins), a retraction and an addition in one change, a triple that was never asserted."""
+    prop = NamedNode(NEW + "rel")
+    base = {Triple(new("Dog"), SUBCLASS, new("Animal")), Triple(new("rex"), TYPE, new("Dog")),
+            Triple(new("rex"), TYPE, new("Animal")), Triple(new("fido"), TYPE, new("Dog")),
+            Triple(new("rex"), prop, new("fido")), Triple(new("a"), new("tom"), new("b")),
+            Triple(new("tom"), TYPE, new("Animal")), Triple(new("tom"), prop, new("rex"))}
+    session = DuckDBSession(base, blank_node_types=False)
+    asserted = set(base)
+    steps: list[tuple[set[Triple], set[Triple]]] = [
+        (set(), {Triple(new("fido"), TYPE, new("Dog"))}),  # fido's types leave
+        (set(), {Triple(new("rex"), TYPE, new("Animal"))}),  # still entailed: joins the inferred set
+        (set(), {Triple(new("a"), new("tom"), new("b"))}),  # tom is no property now: its owl:Thing type joins
+        ({Triple(new("fido"), TYPE, new("Dog"))}, {Triple(new("rex"), prop, new("fido"))}),  # both at once
+        (set(), {Triple(new("rex"), TYPE, THING)}),  # never asserted: nothing changes
+    ]
+    try:
+        local = session._closure.local_snapshots
+        for plus, minus in steps:
+            before = DuckDBReasoner(store_blank_node_types=False).materialize(asserted)
+            delta = session.apply(added=plus, removed=minus)
+            asserted = (asserted - minus) | plus
+            after = DuckDBReasoner(store_blank_node_types=False).materialize(asserted)
+            assert session.inferred == after
+            assert delta == InferenceDelta(added=frozenset(after - before), removed=frozenset(before - after))
+        assert session._closure.local_snapshots - local == len(steps)
+        assert Triple(new("tom"), TYPE, THING) in session.inferred
+    finally:
+        session.close()
