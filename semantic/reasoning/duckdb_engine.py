@@ -324,6 +324,9 @@ def _sql_path(path: Path) -> str:
     return text
 
 
+#: A SQL condition on the N-Triples form ``nt`` of a term: it is in a built-in namespace (RDF, RDFS, OWL, XSD).
+_BUILTIN_NT = " OR ".join(f"starts_with(nt, '<{ns}')" for ns in BUILTIN_NAMESPACES)
+
 #: The rule tables a rule's SQL joins (``JOIN sco ON``, ``JOIN ints i2 ON``).
 _JOINED = re.compile(r"JOIN (sco|spo|dom|rng|inv|symp|fp|ifp|svf|avf|hv|maxc|maxqc|ints) ")
 
@@ -489,6 +492,9 @@ class DuckDBClosure:
         con.execute("CREATE TABLE hist (s BIGINT, p BIGINT, o BIGINT, r INTEGER)")
         # fresh: rows a change put into t below its rank mark (new asserted ones, rank 0; rewritten by a merge)
         con.execute("CREATE TABLE fresh (s BIGINT, p BIGINT, o BIGINT)")
+        # the ids of the terms in the built-in namespaces, as far as the dictionary's number _builtin_upto
+        con.execute("CREATE TEMP TABLE _builtin (id BIGINT)")
+        self._builtin_upto = 0
         self._empty: set[str] = set()  # the rule tables without rows (created at first, then kept while empty)
         self._rule_tables(TBox())
         with gc_paused():
@@ -1375,22 +1381,35 @@ class DuckDBClosure:
             f"UNION SELECT s FROM {x} WHERE p IN {subj}{only('s')} UNION SELECT o FROM {x} WHERE p IN {obj}{only('o')}"
         )
 
-    def _normalised_sql(self, *, unstored: bool = False, rows: str | None = None, among: str | None = None) -> str:
+    def _builtin_ids(self) -> str:
+        """The table of the ids of the terms in the built-in namespaces (RDF, RDFS, OWL, XSD), brought up to date
+        with the terms numbered since the last call (ids only grow): a scan of the new terms, not of them all. For
+        the writer's thread (a temporary table of its connection)."""
+        upto = self.dict.next
+        if upto != self._builtin_upto:
+            self.con.execute(f"INSERT INTO _builtin SELECT id FROM terms WHERE id >= {self._builtin_upto << 2} "
+                             f"AND ({_BUILTIN_NT})")
+            self._builtin_upto = upto
+        return "(SELECT id FROM _builtin)"
+
+    def _normalised_sql(self, *, unstored: bool = False, rows: str | None = None, among: str | None = None,
+                        writer: bool = False) -> str:
         """The inferred triples minus the noise :mod:`.normalize` lists (virtual, axiomatic, schema Things);
         ``unstored``: instead, those of them the inferred set leaves out (``x rdf:type _:c`` without
         ``blank_node_types``). ``rows``: only those rows of t (inferred ones, without representatives); the schema
-        terms still from all of t, looked up among the terms of the table ``among`` (column ``x``) if given."""
+        terms still from all of t, looked up among the terms of the table ``among`` (column ``x``) if given.
+        ``writer``: on the writer's thread (the built-in terms from :meth:`_builtin_ids`)."""
         d, TY, THING_ = self.dict, self.TYPE, self.THING
         reflexive = _ids(d.id(p) for p in _REFLEXIVE_VIRTUAL)
         to_thing = _ids(d.id(p) for p in _TO_THING)
         x = "t" if not self._rep else "_x"
         schema_terms = self._schema_terms_sql(x, among)
         source = f"{rows} WHERE TRUE" if rows else "t WHERE r > 0" if not self._rep else "_x WHERE NOT asserted"
+        builtin = self._builtin_ids() if writer else f"(SELECT id FROM terms WHERE {_BUILTIN_NT})"
         return (
             ("" if not self._rep else f"WITH _x AS ({self._expanded()}) ")
             + f"SELECT s, p, o FROM {source} AND (s & 3) <> {LITERAL} AND (p & 3) = {IRI} "
-            "AND s NOT IN (SELECT id FROM terms WHERE "
-            + " OR ".join(f"starts_with(nt, '<{ns}')" for ns in BUILTIN_NAMESPACES) + ") "
+            f"AND s NOT IN {builtin} "
             f"AND NOT (p IN {reflexive} AND s = o) AND NOT (p IN {to_thing} AND o = {THING_}) "
             f"AND NOT (p = {TY} AND o = {THING_} AND s IN ({schema_terms}))"
             + (f" AND p = {TY} AND (o & 3) = {BNODE}" if unstored
@@ -1415,7 +1434,7 @@ class DuckDBClosure:
         if self._snapshotted and self._local and self._mark is not None and not self._rep:
             self._local = False  # once: a second snapshot without a change finds nothing new the whole way
             return self._snapshot_local()
-        con.execute(f"CREATE OR REPLACE TABLE inf_new AS {self._normalised_sql()}")
+        con.execute(f"CREATE OR REPLACE TABLE inf_new AS {self._normalised_sql(writer=True)}")
         if self._snapshotted:  # (a lookup in DuckDB's catalog took 5 ms)
             con.execute("CREATE OR REPLACE TEMP TABLE _plus AS SELECT * FROM inf_new EXCEPT SELECT * FROM inf")
             con.execute("CREATE OR REPLACE TEMP TABLE _minus AS SELECT * FROM inf EXCEPT SELECT * FROM inf_new")
@@ -1450,7 +1469,8 @@ class DuckDBClosure:
         # the schema terms are looked up for the subjects of the candidates' owl:Thing rows only
         con.execute(f"CREATE OR REPLACE TEMP TABLE _things AS SELECT DISTINCT s AS x FROM _cin "
                     f"WHERE p = {TY} AND o = {THING_}")
-        con.execute(f"CREATE OR REPLACE TEMP TABLE _new AS {self._normalised_sql(rows='_cin', among='_things')}")
+        con.execute(f"CREATE OR REPLACE TEMP TABLE _new AS "
+                    f"{self._normalised_sql(rows='_cin', among='_things', writer=True)}")
         con.execute(f"CREATE OR REPLACE TEMP TABLE _old AS SELECT inf.s, inf.p, inf.o FROM inf {match.format('inf')}")
         plus = con.execute("CREATE OR REPLACE TEMP TABLE _plus AS SELECT * FROM _new EXCEPT SELECT * FROM _old"
                            ).fetchall()[0][0]

@@ -380,6 +380,8 @@ def test_additions_find_the_inferred_delta_from_the_rows_they_touched() -> None:
         {Triple(new("a"), new("tom"), new("b"))},  # tom, an individual (typed owl:Thing), used as a property
         {Triple(new("fido"), TYPE, cls)},  # fido declared a class: a schema triple
         {Triple(new("rex"), prop, new("fido"))},  # already asserted
+        # a new term in a built-in namespace (its inferred triples are normalised away)
+        {Triple(NamedNode("http://www.w3.org/2002/07/owl#madeUp"), prop, new("rex"))},
     ]
     try:
         local = session._closure.local_snapshots
