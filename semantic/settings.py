@@ -59,8 +59,10 @@ class ReasoningConfig(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     engine: ReasonerEngine = Field(
-        default=ReasonerEngine.REASONABLE,
-        description="OWL 2 RL engine: reasonable (fast, default), owlrl (reference) or duckdb (for large stores).",
+        default=ReasonerEngine.DUCKDB,
+        description="OWL 2 RL engine: duckdb (default: integer-encoded rules in DuckDB, incremental, up to tens of "
+        "millions of triples), reasonable (in memory, through Python objects: fast on small stores) or owlrl "
+        "(reference).",
     )
     store_blank_node_types: bool = Field(
         default=False,
