@@ -10,15 +10,15 @@ No global state: a process may hold several knowledge bases.
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import logging
+import queue
 import threading
 import time
 import traceback
 import weakref
 from collections.abc import Callable, Collection, Iterable, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, BinaryIO, TypeVar
@@ -120,24 +120,80 @@ class _SessionSlot:
 
 
 class _WriterThread:
-    """The one thread a knowledge base writes and reasons on. It holds no reference to the knowledge base, so an
-    unclosed one is still collected (and its store's lock released)."""
+    """The one thread a knowledge base writes and reasons on: it runs the calls put on its queue, in order. It holds
+    no reference to the knowledge base, so an unclosed one is still collected (and its store's lock released).
+
+    Not a ``ThreadPoolExecutor``: the knowledge base's finalizer stops this thread, and a finalizer runs wherever the
+    garbage collector happens to run, e.g. inside another executor's ``submit``, which holds the module-wide lock
+    that a ``submit`` here would then wait for forever (seen: a test hung while a model loaded its weights). Putting
+    on a ``SimpleQueue`` is safe there (reentrant), and the finalizer does not wait. As an executor's, the thread is
+    not a daemon (the interpreter's exit lets the calls queued finish, rather than cut a write or an engine's close
+    short in native code) and is told to end when the interpreter exits (:func:`_end_writers`)."""
 
     def __init__(self) -> None:
-        self.ident = -1
-        self.pool = ThreadPoolExecutor(1, thread_name_prefix="hybridkg-kb-writer", initializer=self._mark)
+        self._queue: queue.SimpleQueue[_Call | None] = queue.SimpleQueue()
+        self._stopped = False
+        thread = threading.Thread(target=self._serve, args=(self._queue,), name="hybridkg-kb-writer")
+        _WRITERS[thread] = self._queue
+        thread.start()
+        self._thread = thread
+        self.ident: int = thread.ident  # type: ignore[assignment]  # (set once started)
 
-    def _mark(self) -> None:
-        self.ident = threading.get_ident()
+    @staticmethod
+    def _serve(calls: queue.SimpleQueue[_Call | None]) -> None:
+        while (call := calls.get()) is not None:
+            future, fn, args, kwargs = call
+            del call
+            if future is None:
+                try:
+                    fn(*args, **kwargs)
+                except Exception:  # nobody waits for it (the garbage collector's stop): logged, not raised
+                    log.exception("the knowledge base's writer thread: %r failed", fn)
+            elif future.set_running_or_notify_cancel():
+                try:
+                    future.set_result(fn(*args, **kwargs))
+                except BaseException as e:  # handed to the caller's thread, as an executor does
+                    future.set_exception(e)
+            del future, fn, args, kwargs  # nothing of the last call outlives it here
 
-    def stop(self, tls: _SessionSlot) -> None:
-        """Drop the session held in ``tls`` on the writer thread, then stop the thread."""
+    def submit(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Future[Any]:
+        """Run ``fn(*args, **kwargs)`` on the writer thread; its future."""
+        if self._stopped:
+            raise RuntimeError("the knowledge base is closed: open a new one")
+        future: Future[Any] = Future()
+        self._queue.put((future, fn, args, kwargs))
+        return future
+
+    def stop(self, tls: _SessionSlot, *, wait: bool = True) -> None:
+        """Drop the session held in ``tls`` on the writer thread, then stop the thread; ``wait``: until it has (not
+        from the garbage collector, nor on the writer thread itself). Idempotent."""
+        if self._stopped:
+            return
+        self._stopped = True
         if threading.get_ident() == self.ident:
             _set_session(tls, None)
-        elif self.ident != -1:
-            with contextlib.suppress(RuntimeError):  # already shut down
-                self.pool.submit(_set_session, tls, None).result()
-        self.pool.shutdown(wait=threading.get_ident() != self.ident)
+            self._queue.put(None)
+            return
+        self._queue.put((None, _set_session, (tls, None), {}))
+        self._queue.put(None)
+        if wait:
+            self._thread.join()
+
+
+#: The live writer threads and their queues, told to end when the interpreter exits (before it joins its threads, as
+#: ``concurrent.futures`` does for its workers): an unclosed knowledge base must not keep the process alive.
+_WRITERS: weakref.WeakKeyDictionary[threading.Thread, queue.SimpleQueue[Any]] = weakref.WeakKeyDictionary()
+
+
+def _end_writers() -> None:
+    for calls in list(_WRITERS.values()):
+        calls.put(None)
+
+
+threading._register_atexit(_end_writers)  # type: ignore[attr-defined]  # (no public hook runs before the joins)
+
+#: A call for the writer thread: its future (``None``: nobody waits for it), the function and its arguments.
+_Call = tuple["Future[Any] | None", Callable[..., Any], tuple[Any, ...], dict[str, Any]]
 
 
 def _set_session(tls: _SessionSlot, session: ReasoningSession | None) -> None:
@@ -165,7 +221,7 @@ def _on_writer_thread(method: _F) -> _F:
     def run(self: KnowledgeBase, *args: Any, **kwargs: Any) -> Any:
         if threading.get_ident() == self._writer.ident:
             return method(self, *args, **kwargs)
-        return self._writer.pool.submit(method, self, *args, **kwargs).result()
+        return self._writer.submit(method, self, *args, **kwargs).result()
 
     return run  # type: ignore[return-value]
 
@@ -206,7 +262,7 @@ class KnowledgeBase:
         self._rw = ReadWriteLock()
         self._writer = _WriterThread()
         # when the knowledge base goes without close(), the session is still dropped on its own thread
-        self._finalizer = weakref.finalize(self, self._writer.stop, self._tls)
+        self._finalizer = weakref.finalize(self, self._writer.stop, self._tls, wait=False)
 
     @property
     def _session(self) -> ReasoningSession | None:
@@ -219,7 +275,8 @@ class KnowledgeBase:
     def close(self) -> None:
         """Drop the reasoning session on its own thread and stop that thread, then flush and close the store, which
         frees its directory for another knowledge base, in this process too (idempotent)."""
-        self._finalizer()
+        self._finalizer.detach()
+        self._writer.stop(self._tls)
         self.flush()
         closer = getattr(self.store, "close", None)
         if callable(closer):

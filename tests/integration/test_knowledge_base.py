@@ -286,7 +286,7 @@ def test_replaced_and_closed_sessions_free_their_engine_on_the_writer_thread(kb:
     kb.load(ONTOLOGY, fmt="turtle", graph=f"{EX}onto")
 
     def session() -> Any:  # the session lives in the writer thread's thread-local storage
-        return kb._writer.pool.submit(lambda: kb._session).result()
+        return kb._writer.submit(lambda: kb._session).result()
 
     first = session()
     assert first is not None
@@ -387,3 +387,36 @@ def test_a_closed_knowledge_base_frees_its_store_for_another_in_this_process(tmp
         assert set(second.store.quads()) == stored
     finally:
         second.close()
+
+
+_COLLECTED_INSIDE_SUBMIT = """
+import concurrent.futures.thread as executor_module, gc
+from pyoxigraph import NamedNode, Quad
+from hybridkg.semantic.kb import KnowledgeBase
+from hybridkg.semantic.reasoning.factory import make_reasoner
+from hybridkg.semantic.settings import ReasoningConfig, StoreConfig, ValidationConfig
+from hybridkg.semantic.store.factory import make_store
+from hybridkg.semantic.validation.factory import make_validator
+
+kb = KnowledgeBase(make_store(StoreConfig(backend="memory")), reasoner=make_reasoner(ReasoningConfig()),
+                   validator=make_validator(ValidationConfig()))
+x = NamedNode("urn:x")
+kb.write(added=[Quad(x, x, x, NamedNode("urn:g"))])  # the session lives on the writer thread
+# what ThreadPoolExecutor.submit holds while it allocates, i.e. when a collection may run inside it
+with executor_module._global_shutdown_lock:
+    del kb
+    gc.collect()
+print("collected")
+"""
+
+
+def test_an_unclosed_kb_collected_inside_an_executor_submit_does_not_hang() -> None:
+    """A knowledge base dropped without close() is stopped by its finalizer, wherever the garbage collector runs:
+    inside another executor's submit too (a test hung so, when a model loaded its weights on a thread pool)."""
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", _COLLECTED_INSIDE_SUBMIT], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip() == "collected"
